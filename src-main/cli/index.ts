@@ -1,0 +1,6 @@
+export { runCli, CliError } from './program'
+export type { CommandContext } from './program'
+export { EXIT } from './exit-codes'
+export type { ExitCode } from './exit-codes'
+export type { CliIo, GlobalOptions } from './io'
+export { processIo } from './io'

@@ -1,0 +1,96 @@
+import { Command, CommanderError, Option } from 'commander'
+import { defaultHome } from '../app/paths'
+import { APP_VERSION } from '../app/version'
+import { registerVersion } from './commands/version'
+import { EXIT, type ExitCode } from './exit-codes'
+import type { CliIo, GlobalOptions } from './io'
+
+/** What a command gets: the global options and one way to print for people and for scripts. */
+export interface CommandContext {
+  io: CliIo
+  globals: () => GlobalOptions
+  /** `--json` prints `value` as one JSON document; otherwise `text` for people. */
+  print: (value: unknown, text: string) => void
+}
+
+/** An error a command raises on purpose, with its exit code and a message that says what to do. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.failed,
+    readonly code = 'FAILED',
+  ) {
+    super(message)
+    this.name = 'CliError'
+  }
+}
+
+function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command {
+  const program = new Command('atelier')
+  const context: CommandContext = {
+    io,
+    globals: () => program.opts<GlobalOptions>(),
+    print: (value, text) => {
+      io.stdout(context.globals().json ? `${JSON.stringify(value)}\n` : `${text}\n`)
+    },
+  }
+  program
+    .description('Atelier: run AI image and video flows, review runs offline, upload folders.')
+    .version(APP_VERSION, '-v, --version', 'print the version and exit')
+    .addOption(
+      new Option('--home <dir>', 'folder for all local data (mirror, ledger, caches)').default(
+        defaultHome(),
+        'the OS app-data folder',
+      ),
+    )
+    .option('--profile <name>', 'the service profile to use (default: the current one)')
+    .option('--json', 'print one JSON document on stdout, for scripts', false)
+    .showHelpAfterError('(run `atelier --help` to see the commands)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 success, 1 the work failed, 2 bad usage or input.\nRun with npm: npm run atelier -- <command>',
+    )
+    .exitOverride((error) => {
+      // Help and version are successes; every other parse problem is bad usage.
+      onExitCode(error.exitCode === 0 ? EXIT.ok : EXIT.usage)
+      throw error
+    })
+  registerVersion(program, context)
+  return program
+}
+
+/** Runs one command line (without the node and script arguments) and answers its exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  // Commander reports its own exits through the callback, before it throws.
+  const outcome: { exitCode: ExitCode } = { exitCode: EXIT.ok }
+  const program = buildProgram(io, (code) => {
+    outcome.exitCode = code
+  })
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+    return outcome.exitCode
+  } catch (error) {
+    const json = program.opts<GlobalOptions>().json
+    if (error instanceof CommanderError) {
+      // Commander already told people on stderr; scripts asked for one JSON document.
+      if (json && outcome.exitCode !== EXIT.ok) {
+        io.stdout(`${JSON.stringify({ error: { code: 'USAGE', message: error.message } })}\n`)
+      }
+      return outcome.exitCode
+    }
+    const cliError =
+      error instanceof CliError
+        ? error
+        : new CliError(
+            `Unexpected problem: ${error instanceof Error ? error.message : String(error)}`,
+          )
+    if (json) {
+      io.stdout(
+        `${JSON.stringify({ error: { code: cliError.code, message: cliError.message } })}\n`,
+      )
+    }
+    io.stderr(`atelier: ${cliError.message}\n`)
+    return cliError.exitCode
+  }
+}

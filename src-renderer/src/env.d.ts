@@ -1,0 +1,8 @@
+import type { AtelierApi } from '../../src-shared/ipc/api'
+
+declare global {
+  interface Window {
+    /** Set by the preload (desktop) or the browser bridge; absent when the page is opened on its own. */
+    atelier?: AtelierApi
+  }
+}

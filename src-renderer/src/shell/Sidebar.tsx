@@ -1,0 +1,40 @@
+import { useShallow } from 'zustand/react/shallow'
+import { SectionIcon } from '../components/Icon'
+import { SECTIONS, useAppStore } from '../store'
+import { SECTION_COPY } from './sections'
+
+export function Sidebar() {
+  const { section, goTo, appInfo } = useAppStore(
+    useShallow((s) => ({ section: s.section, goTo: s.goTo, appInfo: s.appInfo })),
+  )
+  return (
+    <nav className="sidebar" aria-label="Sections">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        <span className="brand-name">Atelier</span>
+      </div>
+      <ul>
+        {SECTIONS.map((name, index) => (
+          <li key={name}>
+            <button
+              type="button"
+              className={name === section ? 'nav-item active' : 'nav-item'}
+              aria-current={name === section ? 'page' : undefined}
+              title={`${SECTION_COPY[name].title} (Ctrl+${index + 1})`}
+              onClick={() => {
+                goTo(name)
+              }}
+            >
+              <SectionIcon section={name} />
+              <span>{SECTION_COPY[name].title}</span>
+              <kbd>{index + 1}</kbd>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="sidebar-footer">
+        {appInfo ? `Atelier ${appInfo.version} · ${appInfo.shell}` : 'Atelier'}
+      </div>
+    </nav>
+  )
+}

@@ -1,0 +1,15 @@
+import { create } from 'zustand'
+import { createAppInfoSlice, type AppInfoSlice } from './appInfo'
+import { createNavigationSlice, type NavigationSlice } from './navigation'
+import { createThemeSlice, type ThemeSlice } from './theme'
+
+export type AppState = NavigationSlice & AppInfoSlice & ThemeSlice
+
+export const useAppStore = create<AppState>()((...a) => ({
+  ...createNavigationSlice(...a),
+  ...createAppInfoSlice(...a),
+  ...createThemeSlice(...a),
+}))
+
+export { SECTIONS, type Section } from './navigation'
+export type { ThemeChoice } from './theme'

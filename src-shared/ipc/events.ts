@@ -1,0 +1,11 @@
+/** Events the main process pushes to the renderer: name → payload. */
+export interface IpcEvents {
+  'app.notice': { level: 'info' | 'warning' | 'error'; message: string }
+}
+
+export type IpcEventName = keyof IpcEvents
+
+export const IPC_EVENTS = ['app.notice'] as const satisfies readonly IpcEventName[]
+
+/** The prefix that keeps pushed events apart from invoke channels on the wire. */
+export const IPC_EVENT_PREFIX = 'event:'

@@ -1,0 +1,8 @@
+export { ipcContract } from './contract'
+export { IPC_CHANNELS } from './channels'
+export type { IpcContract, IpcChannel, IpcArgs, IpcParsedArgs, IpcValue } from './contract'
+export { IPC_EVENTS, IPC_EVENT_PREFIX } from './events'
+export type { IpcEvents, IpcEventName } from './events'
+export { ipcOk, ipcFail } from './result'
+export type { IpcResult, IpcError, IpcErrorCode } from './result'
+export type { AtelierApi } from './api'
