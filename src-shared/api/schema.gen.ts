@@ -11,6 +11,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
+    /** Get the organization's credit balance */
     get: operations['getBalance']
     put?: never
     post?: never
@@ -20,14 +21,335 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/v1/runs': {
+  '/v1/account': {
     parameters: {
       query?: never
       header?: never
       path?: never
       cookie?: never
     }
-    get: operations['listRuns']
+    /**
+     * Get the identity behind the credential
+     * @description Assumed: the account identity path and body.
+     */
+    get: operations['getAccount']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/tombstones': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List deletions (tombstones) so a mirror learns what was deleted
+     * @description Assumed: tombstones exist; filter on collection and deleted_at, sort by deleted_at (e.g. q=collection=runs and deleted_at>=…, sort_by=deleted_at:asc).
+     */
+    get: operations['listTombstones']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/health': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Liveness probe
+     * @description Assumed: the health path and body.
+     */
+    get: operations['getHealth']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/readiness': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Component readiness
+     * @description Assumed: the readiness body; 200 when ready or degraded, 503 with the same body when unavailable.
+     */
+    get: operations['getReadiness']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List models
+     * @description Assumed: the model list path; lookup by slug is q=slug=provider/model.
+     */
+    get: operations['listModels']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a model with its inputs, outputs, examples, FAQ, pricing and related links
+     * @description Assumed: the model get path.
+     */
+    get: operations['getModel']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/inputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model inputs
+     * @description Assumed: the model inputs list path.
+     */
+    get: operations['listModelInputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/outputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List model outputs */
+    get: operations['listModelOutputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/examples': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model examples
+     * @description Assumed: the model examples list path.
+     */
+    get: operations['listModelExamples']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/pricing': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model pricing rules
+     * @description Assumed: the model pricing rules list path.
+     */
+    get: operations['listModelPricing']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/faq': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model FAQ entries
+     * @description Assumed: the model FAQ entries list path.
+     */
+    get: operations['listModelFaqEntries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/related-links': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List related-model links
+     * @description Assumed: the related-model links list path.
+     */
+    get: operations['listModelRelatedLinks']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/models/{model_id}/stats': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get run statistics of a model
+     * @description Assumed: the model stats path and body.
+     */
+    get: operations['getModelStats']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/model-creators': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model creators
+     * @description Assumed: the model creator paths.
+     */
+    get: operations['listModelCreators']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/model-creators/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a model creator
+     * @description Assumed: the model creator paths.
+     */
+    get: operations['getModelCreator']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/model-families': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model families
+     * @description Assumed: the model family paths.
+     */
+    get: operations['listModelFamilies']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/model-families/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a model family
+     * @description Assumed: the model family paths.
+     */
+    get: operations['getModelFamily']
     put?: never
     post?: never
     delete?: never
@@ -45,6 +367,10 @@ export interface paths {
     }
     get?: never
     put?: never
+    /**
+     * Dispatch a run of a model
+     * @description Assumed: the spec's slash-delimited `{model_id}` (provider/model) is modelled as two path parameters; 201 creates a queued run, 200 replays the run first created with the same Idempotency-Key and body.
+     */
     post: operations['dispatchModelRun']
     delete?: never
     options?: never
@@ -52,36 +378,4147 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/runs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Search runs
+     * @description Assumed: the run search path and filterable fields (any scalar field of Run, e.g. status_code, model_id, batch_id, created_at, updated_at).
+     */
+    get: operations['listRuns']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{run_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a run
+     * @description Assumed: the run get path; 404 has code RUN_NOT_FOUND.
+     */
+    get: operations['getRun']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /**
+     * Update a run (metadata only)
+     * @description Assumed: only metadata can be changed.
+     */
+    patch: operations['updateRun']
+    trace?: never
+  }
+  '/v1/runs/{run_id}/logs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the logs of a run
+     * @description Assumed: the run logs path; default sort created_at:asc.
+     */
+    get: operations['listRunLogs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{run_id}/node-runs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the node runs of a run
+     * @description Assumed: the node runs path.
+     */
+    get: operations['listNodeRuns']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{run_id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Cancel a run
+     * @description Assumed: the cancel path, no body; answers the run (status canceled); 409 when the run is already terminal.
+     */
+    post: operations['cancelRun']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{run_id}/rerun': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Re-run a run with the same input
+     * @description Assumed: the re-run path; the new run has parent_run_id set and source_code rerun; Idempotency-Key works as on dispatch.
+     */
+    post: operations['rerunRun']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{run_id}/callback': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Callback delivery history of a run */
+    get: operations['listRunCallbackDeliveries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{run_id}/callback-redeliveries': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Replay a run's callback
+     * @description Assumed: answers 202 with the new delivery (is_automatic false); 409 when the run is not terminal or has no callback_url.
+     */
+    post: operations['redeliverRunCallback']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/target-types': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List run target types */
+    get: operations['listRunTargetTypes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/target-types/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get one of the run target types */
+    get: operations['getRunTargetType']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/sources': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List run sources
+     * @description Assumed: the run sources list path (the spec shows GET /v1/runs/sources/{code}).
+     */
+    get: operations['listRunSources']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/sources/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get one of the run sources */
+    get: operations['getRunSource']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/log-levels': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List run log levels
+     * @description Assumed: the run log levels list path (the spec shows GET /v1/runs/log-levels/{code}).
+     */
+    get: operations['listRunLogLevels']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/log-levels/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get one of the run log levels */
+    get: operations['getRunLogLevel']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/statuses': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List run statuses
+     * @description Assumed: run statuses are served like evaluation statuses (list)
+     */
+    get: operations['listRunStatuses']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/statuses/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the run statuses
+     * @description Assumed: run statuses are served like evaluation statuses (get by code)
+     */
+    get: operations['getRunStatus']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/assets': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Search assets
+     * @description Assumed: the asset search path; e.g. q=folder_id=null or q=sha256=….
+     */
+    get: operations['listAssets']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/assets/{asset_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get an asset (with a fresh presigned URL)
+     * @description Assumed: the asset get path.
+     */
+    get: operations['getAsset']
+    put?: never
+    post?: never
+    /**
+     * Delete an asset
+     * @description Assumed: delete answers 204; the deletion shows up as a tombstone.
+     */
+    delete: operations['deleteAsset']
+    options?: never
+    head?: never
+    /**
+     * Rename or move an asset
+     * @description Assumed: assets can be renamed and moved; 409 when the target folder does not exist or is deleted.
+     */
+    patch: operations['updateAsset']
+    trace?: never
+  }
+  '/v1/asset-folders': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List asset folders
+     * @description Assumed: the folder list path; soft-deleted folders are left out.
+     */
+    get: operations['listAssetFolders']
+    put?: never
+    /**
+     * Create an asset folder
+     * @description Assumed: folder creation; 409 when a sibling folder already has the name.
+     */
+    post: operations['createAssetFolder']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/asset-folders/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get an asset folder
+     * @description Assumed: the folder get path; 404 once soft-deleted.
+     */
+    get: operations['getAssetFolder']
+    put?: never
+    post?: never
+    /**
+     * Soft-delete an asset folder
+     * @description Assumed: the soft delete answers 200 with the folder (deleted_at set); 409 while the folder still holds assets or folders.
+     */
+    delete: operations['deleteAssetFolder']
+    options?: never
+    head?: never
+    /**
+     * Rename or move an asset folder
+     * @description Assumed: rename and move; 409 on a sibling name clash or a move into its own subtree.
+     */
+    patch: operations['updateAssetFolder']
+    trace?: never
+  }
+  '/v1/asset-uploads': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Step 1 of the presigned upload: declare the file and get part URLs
+     * @description Assumed: the three-step presigned upload. (1) POST /v1/asset-uploads declares filename, content_type, size_bytes and sha256 and returns presigned part URLs; if the organization already holds an asset with that sha256 the answer is 200 with status_code duplicate, duplicate_of_asset_id set and no parts (nothing to send). (2) PUT each part's raw bytes to its presigned URL, with no Authorization header; storage answers 200 with an ETag header, or 403 once the URL has expired (refresh it with POST /v1/asset-uploads/{upload_id}/parts). (3) POST /v1/asset-uploads/{upload_id}/confirmations with every part number and ETag creates the asset.
+     */
+    post: operations['createAssetUpload']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/asset-uploads/{upload_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get an upload, with which parts storage has received
+     * @description Assumed: the upload get path; used to resume after a crash.
+     */
+    get: operations['getAssetUpload']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/asset-uploads/{upload_id}/parts': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Get fresh presigned URLs for parts
+     * @description Assumed: answers 200 with the upload, the named parts carrying fresh URLs and expires_at; 409 UPLOAD_EXPIRED once the upload itself has expired.
+     */
+    post: operations['refreshAssetUploadParts']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/asset-uploads/{upload_id}/confirmations': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Step 3 of the presigned upload: confirm and create the asset
+     * @description Assumed: 201 with the new asset; 200 with the same asset when already confirmed; 409 UPLOAD_INCOMPLETE when parts are missing (UPLOAD_EXPIRED when expired); 422 when the bytes' sha256 differs from the declared one.
+     */
+    post: operations['confirmAssetUpload']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/batches': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List batches
+     * @description Assumed: the batch list path.
+     */
+    get: operations['listBatches']
+    put?: never
+    /**
+     * Run one model on many inputs
+     * @description Assumed: the batch paths and shapes; Idempotency-Key works as on run dispatch.
+     */
+    post: operations['createBatch']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/batches/{batch_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a batch with per-item status
+     * @description Assumed: the batch get path.
+     */
+    get: operations['getBatch']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/batches/{batch_id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Cancel a batch (its unfinished runs)
+     * @description Assumed: the batch cancel path; 409 when the batch is already terminal.
+     */
+    post: operations['cancelBatch']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/batches/{batch_id}/callback': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Callback delivery history of a batch */
+    get: operations['listBatchCallbackDeliveries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/evaluations': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List evaluations
+     * @description Assumed: the evaluation list path.
+     */
+    get: operations['listEvaluations']
+    put?: never
+    /**
+     * Submit an image for automated quality evaluation
+     * @description Assumed: the submission path and body; 201 with the evaluation in status pending.
+     */
+    post: operations['createEvaluation']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/evaluations/statuses': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List evaluation statuses */
+    get: operations['listEvaluationStatuses']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/evaluations/statuses/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the evaluation statuses
+     * @description Assumed: the get-by-code path of evaluation statuses.
+     */
+    get: operations['getEvaluationStatus']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/evaluations/{evaluation_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get an evaluation with judges, issues, score and verdict
+     * @description Assumed: the evaluation get path.
+     */
+    get: operations['getEvaluation']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/evaluations/{evaluation_id}/feedback': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /**
+     * Record, replace or clear thumbs-up/down feedback
+     * @description Needs scope `evaluations:edit` (user sessions and organization keys holding it may rate). Works for evaluations with no run as well as run-scoped ones; scoped to the evaluation's organization. The state is a reversible singleton: each call replaces or (is_positive null) clears the rating and drops the reason.
+     */
+    patch: operations['setEvaluationFeedback']
+    trace?: never
+  }
+  '/v1/webhooks': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List the organization's webhooks */
+    get: operations['listWebhooks']
+    put?: never
+    /** Create a webhook */
+    post: operations['createWebhook']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/event-types': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List webhook event types */
+    get: operations['listWebhookEventTypes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/event-types/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get one of the webhook event types */
+    get: operations['getWebhookEventType']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get a webhook */
+    get: operations['getWebhook']
+    put?: never
+    post?: never
+    /**
+     * Delete a webhook
+     * @description Assumed: delete answers 204.
+     */
+    delete: operations['deleteWebhook']
+    options?: never
+    head?: never
+    /** Update url, secret, event subscriptions or is_active */
+    patch: operations['updateWebhook']
+    trace?: never
+  }
+  '/v1/webhooks/{webhook_id}/deliveries': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Delivery history of a webhook (`any` spans all webhooks) */
+    get: operations['listWebhookDeliveries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{webhook_id}/deliveries/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One delivery with the recorded payload */
+    get: operations['getWebhookDelivery']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Per-attempt records of a delivery */
+    get: operations['listWebhookDeliveryAttempts']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One delivery attempt */
+    get: operations['getWebhookDeliveryAttempt']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/callback-secrets': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Create a callback signing secret
+     * @description The response carries plain_secret, shown only once.
+     */
+    post: operations['createCallbackSecret']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List flows */
+    get: operations['listFlows']
+    put?: never
+    /**
+     * Create a flow (nested creation of nodes, inputs and outputs)
+     * @description Assumed: creation answers 201 with the created flow, its nodes, inputs and outputs embedded.
+     */
+    post: operations['createFlow']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/lookup': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Look a flow up by owner and slug
+     * @description Assumed: the lookup path and its owner and slug query parameters.
+     */
+    get: operations['lookupFlow']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/summaries': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List flow summaries
+     * @description Assumed: the flow summaries path and shape.
+     */
+    get: operations['listFlowSummaries']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a flow
+     * @description Assumed: the flow get path; include works as on the list.
+     */
+    get: operations['getFlow']
+    put?: never
+    post?: never
+    /**
+     * Delete a flow
+     * @description Assumed: delete answers 204.
+     */
+    delete: operations['deleteFlow']
+    options?: never
+    head?: never
+    /**
+     * Update a flow's fields
+     * @description Assumed: the flow update path and body.
+     */
+    patch: operations['updateFlow']
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/graph': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /**
+     * Replace a flow's nodes, inputs and outputs
+     * @description Assumed: the graph replace path and body; answers the flow with nodes, inputs and outputs embedded; the flow version is incremented.
+     */
+    put: operations['replaceFlowGraph']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/inputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List flow inputs
+     * @description Assumed: the flow inputs path.
+     */
+    get: operations['listFlowInputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/outputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List flow outputs
+     * @description Assumed: the flow outputs path.
+     */
+    get: operations['listFlowOutputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/nodes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List flow nodes, each with embedded flow, inputs and outputs */
+    get: operations['listFlowNodes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/nodes/{node_id}/inputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the inputs of a flow node
+     * @description Assumed: the node inputs path.
+     */
+    get: operations['listFlowNodeInputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/nodes/{node_id}/outputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the outputs of a flow node
+     * @description Assumed: the node outputs path.
+     */
+    get: operations['listFlowNodeOutputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flows/{flow_id}/runs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the runs of a flow
+     * @description Assumed: the flow runs path; runs whose target is the flow.
+     */
+    get: operations['listFlowRuns']
+    put?: never
+    /**
+     * Dispatch a run of a flow on the service
+     * @description Assumed: flow run dispatch works like model run dispatch (body, Idempotency-Key, 201/200, callback).
+     */
+    post: operations['dispatchFlowRun']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flow-templates': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List flow templates
+     * @description Assumed: flow templates are served as Flow records.
+     */
+    get: operations['listFlowTemplates']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/flow-templates/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a flow template
+     * @description Assumed: flow templates are served as Flow records.
+     */
+    get: operations['getFlowTemplate']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/comfyui-workflows': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List workflow-engine workflows
+     * @description Assumed: the workflow list path.
+     */
+    get: operations['listWorkflows']
+    put?: never
+    /**
+     * Create a workflow (nested creation of inputs and outputs)
+     * @description Assumed: creation answers 201 with the created workflow.
+     */
+    post: operations['createWorkflow']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/comfyui-workflows/lookup': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Look a workflow up by slug
+     * @description Assumed: the lookup path and its slug query parameter.
+     */
+    get: operations['lookupWorkflow']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/comfyui-workflows/{comfyui_workflow_id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a workflow
+     * @description Assumed: the workflow get path.
+     */
+    get: operations['getWorkflow']
+    put?: never
+    post?: never
+    /**
+     * Delete a workflow
+     * @description Assumed: delete answers 204.
+     */
+    delete: operations['deleteWorkflow']
+    options?: never
+    head?: never
+    /**
+     * Update a workflow
+     * @description Assumed: the workflow update path and body.
+     */
+    patch: operations['updateWorkflow']
+    trace?: never
+  }
+  '/v1/comfyui-workflows/{comfyui_workflow_id}/inputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List workflow inputs
+     * @description Assumed: the workflow inputs path.
+     */
+    get: operations['listWorkflowInputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/comfyui-workflows/{comfyui_workflow_id}/outputs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List workflow outputs */
+    get: operations['listWorkflowOutputs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/comfyui-workflows/{comfyui_workflow_id}/runs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Dispatch a run of a workflow
+     * @description Assumed: workflow run dispatch works like model run dispatch (body, Idempotency-Key, 201/200, callback).
+     */
+    post: operations['dispatchWorkflowRun']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/builtin-nodes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List built-in node types
+     * @description Assumed: the built-in node paths and shape.
+     */
+    get: operations['listBuiltinNodes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/builtin-nodes/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a built-in node type
+     * @description Assumed: the built-in node paths and shape.
+     */
+    get: operations['getBuiltinNode']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List solutions
+     * @description Assumed: the solution paths.
+     */
+    get: operations['listSolutions']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/sections': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List solution sections
+     * @description Assumed: solution sections are reference records (list)
+     */
+    get: operations['listSolutionSections']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/sections/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the solution sections
+     * @description Assumed: solution sections are reference records (get by code)
+     */
+    get: operations['getSolutionSection']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a solution
+     * @description Assumed: the solution paths.
+     */
+    get: operations['getSolution']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/{solution_id}/models': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the models of a solution
+     * @description Assumed: the solution models list path.
+     */
+    get: operations['listSolutionModels']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/{solution_id}/models/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a model-solution link with embedded solution and model
+     * @description With solution_id `any` the parent is not validated.
+     */
+    get: operations['getSolutionModel']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/{solution_id}/flows': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the flows of a solution
+     * @description Assumed: the solution flows path.
+     */
+    get: operations['listSolutionFlows']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/solutions/{solution_id}/workflows': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the workflow-engine workflows of a solution
+     * @description Assumed: the solution workflows path.
+     */
+    get: operations['listSolutionWorkflows']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/pricing-dimensions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List pricing dimensions
+     * @description Assumed: catalog paths are /v1/catalogs/pricing-dimensions[/{code}] (list)
+     */
+    get: operations['listPricingDimensions']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/pricing-dimensions/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the pricing dimensions
+     * @description Assumed: catalog paths are /v1/catalogs/pricing-dimensions[/{code}] (get by code)
+     */
+    get: operations['getPricingDimension']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/model-types': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List model types
+     * @description Assumed: catalog paths are /v1/catalogs/model-types[/{code}] (list)
+     */
+    get: operations['listModelTypes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/model-types/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the model types
+     * @description Assumed: catalog paths are /v1/catalogs/model-types[/{code}] (get by code)
+     */
+    get: operations['getModelType']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/rule-effects': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List rule effects
+     * @description Assumed: catalog paths are /v1/catalogs/rule-effects[/{code}] (list)
+     */
+    get: operations['listRuleEffects']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/rule-effects/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the rule effects
+     * @description Assumed: catalog paths are /v1/catalogs/rule-effects[/{code}] (get by code)
+     */
+    get: operations['getRuleEffect']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/units': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List units
+     * @description Assumed: catalog paths are /v1/catalogs/units[/{code}] (list)
+     */
+    get: operations['listUnits']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/units/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the units
+     * @description Assumed: catalog paths are /v1/catalogs/units[/{code}] (get by code)
+     */
+    get: operations['getUnit']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/variable-behaviors': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List variable behaviors
+     * @description Assumed: catalog paths are /v1/catalogs/variable-behaviors[/{code}] (list)
+     */
+    get: operations['listVariableBehaviors']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/variable-behaviors/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the variable behaviors
+     * @description Assumed: catalog paths are /v1/catalogs/variable-behaviors[/{code}] (get by code)
+     */
+    get: operations['getVariableBehavior']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/variable-types': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List variable types
+     * @description Assumed: catalog paths are /v1/catalogs/variable-types[/{code}] (list)
+     */
+    get: operations['listVariableTypes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/variable-types/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the variable types
+     * @description Assumed: catalog paths are /v1/catalogs/variable-types[/{code}] (get by code)
+     */
+    get: operations['getVariableType']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/validators': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List validators
+     * @description Assumed: catalog paths are /v1/catalogs/validators[/{code}] (list)
+     */
+    get: operations['listValidators']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/catalogs/validators/{code}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get one of the validators
+     * @description Assumed: catalog paths are /v1/catalogs/validators[/{code}] (get by code)
+     */
+    get: operations['getValidator']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
-export type webhooks = Record<string, never>
+export interface webhooks {
+  'run.completed': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** A run reached status succeeded */
+    post: operations['runCompletedEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'run.failed': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** A run reached status failed */
+    post: operations['runFailedEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'run.cancelled': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** A run was cancelled (admin or automatic) */
+    post: operations['runCancelledEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'run.partial_succeeded': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * A batch finished with at least one failed item
+     * @description Assumed: run.partial_succeeded carries the batch payload, since it is about a batch.
+     */
+    post: operations['runPartialSucceededEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'batch.succeeded': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** A batch finished with every item succeeded */
+    post: operations['batchSucceededEvent']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+}
 export interface components {
   schemas: {
+    /** @description The error envelope. `code` is stable across releases (see ErrorCode for the known values; more may be added, so it is typed as a plain string); `message` is for people and may change. */
     Error: {
+      /** @description Stable machine-readable code, e.g. RUN_NOT_FOUND. */
+      code: string
+      /** @description Human-readable explanation; may change between releases. */
+      message: string
+      /** @description Field-level details (for 422), or null. */
+      errors?: components['schemas']['ErrorDetail'][] | null
+    }
+    /** @description Assumed: the field-level error item is {field, code, message}; field is a dotted path into the request, such as body.items.3.input or query.limit, or null when the error is not about one field. */
+    ErrorDetail: {
+      field: string | null
+      /** @description Validation rule that failed, e.g. required, type, maxLength, pattern. */
       code: string
       message: string
-      errors?:
+    }
+    /**
+     * @description Assumed: the codes listed in x-atelier-assumed-values; the others (UNAUTHORIZED to IMPERSONATION_READ_ONLY) are the known error codes of the spec.
+     * @enum {string}
+     */
+    ErrorCode:
+      | 'UNAUTHORIZED'
+      | 'PERMISSION_DENIED'
+      | 'EMAIL_NOT_VERIFIED'
+      | 'INSUFFICIENT_CREDIT'
+      | 'RUN_NOT_FOUND'
+      | 'MODEL_UNAVAILABLE'
+      | 'ORGANIZATION_MEMBERSHIP_REQUIRED'
+      | 'ROLE_UNRESOLVED'
+      | 'IMPERSONATION_READ_ONLY'
+      | 'BAD_REQUEST'
+      | 'NOT_FOUND'
+      | 'CONFLICT'
+      | 'IDEMPOTENCY_KEY_REUSED'
+      | 'VALIDATION_FAILED'
+      | 'RATE_LIMITED'
+      | 'SERVICE_UNAVAILABLE'
+      | 'INTERNAL'
+      | 'UPLOAD_EXPIRED'
+      | 'UPLOAD_INCOMPLETE'
+    /**
+     * @description Why a 403 was returned.
+     * @enum {string}
+     */
+    ForbiddenCode:
+      | 'PERMISSION_DENIED'
+      | 'EMAIL_NOT_VERIFIED'
+      | 'ORGANIZATION_MEMBERSHIP_REQUIRED'
+      | 'ROLE_UNRESOLVED'
+      | 'IMPERSONATION_READ_ONLY'
+    /** @description The error envelope of a 403; `code` names the reason. */
+    ForbiddenError: {
+      code: components['schemas']['ForbiddenCode']
+      message: string
+      errors?: components['schemas']['ErrorDetail'][] | null
+    }
+    /** @description Opaque pagination cursor; pass it back unchanged as `pq`. Null when there is no such page. */
+    Cursor: string | null
+    /**
+     * @description Assumed: every decimal string (money, cost, durations in seconds) matches the pattern the spec gives for evaluation cost.
+     * @example 0.0125
+     */
+    Decimal: string
+    /** @description A parent id (uuid) or the literal `any`, which searches across all parents in the organization (for solution models it skips parent validation). */
+    UuidOrAny: string
+    /**
+     * @description A model addressed as `provider/model`.
+     * @example acme/pixel-fox
+     */
+    ModelSlug: string
+    /**
+     * @description A canvas position of a node. Default 0.
+     * @default 0
+     */
+    CanvasCoordinate: number
+    /**
+     * @description Width of a node on the canvas. Default 220.
+     * @default 220
+     */
+    NodeWidth: number
+    /**
+     * @description Whether the node is drawn collapsed. Default false.
+     * @default false
+     */
+    NodeCollapsed: boolean
+    /**
+     * @description Position among siblings. Default 0.
+     * @default 0
+     */
+    SortOrder: number
+    /**
+     * @description Evaluation job class: standard (thorough) or quick. Default standard.
+     * @default standard
+     * @enum {string}
+     */
+    JobClassCode: 'standard' | 'quick'
+    /**
+     * @description Assumed: part size of a presigned upload: 1 MiB to 64 MiB, default 8 MiB (the last part may be smaller).
+     * @default 8388608
+     */
+    UploadPartSize: number
+    /** @description Assumed: content hashes are lowercase hexadecimal SHA-256 of the raw bytes. */
+    Sha256: string
+    /**
+     * Format: date-time
+     * @description ISO 8601 date-time with an explicit `+00:00` offset, never `Z`, so that signature verification stays byte-equivalent.
+     * @example 2026-01-01T12:00:00.123456+00:00
+     */
+    CallbackTimestamp: string
+    /** @description A read-only catalog record: run target types, run sources, solution sections, the /v1/catalogs tables and similar. */
+    ReferenceRecord: {
+      /** @description Primary key. */
+      code: string
+      display_name: string
+      description: string | null
+      sort_order: number
+      is_active: boolean
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ReferenceRecord records. */
+    ReferenceRecordPage: {
+      items: components['schemas']['ReferenceRecord'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A minimal user shape; sensitive and admin fields are omitted. */
+    UserSummary: {
+      /** Format: uuid */
+      id: string
+      /** Format: email */
+      email: string
+      first_name: string | null
+      last_name: string | null
+      avatar_url: string | null
+    }
+    /** @description Assumed: an organization is shown as {id, name}. */
+    OrganizationSummary: {
+      /** Format: uuid */
+      id: string
+      name: string
+    }
+    /** @description Assumed: the balance body is {org_id, balance, currency_code, updated_at}. */
+    Balance: {
+      /** Format: uuid */
+      org_id: string
+      /** @description Remaining credit, a decimal string. */
+      balance: components['schemas']['Decimal']
+      /** @example USD */
+      currency_code: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description Assumed: account identity is {key_id, user, organization, organizations, scopes}. */
+    Account: {
+      /**
+       * Format: uuid
+       * @description The API key in use; null for a user session.
+       */
+      key_id: string | null
+      /** @description The user behind a session; null for an organization key. */
+      user: components['schemas']['UserSummary'] | null
+      organization: components['schemas']['OrganizationSummary']
+      /** @description Organizations the credential may select with X-Organization-Id. */
+      organizations: components['schemas']['OrganizationSummary'][]
+      /** @description Scopes held, e.g. evaluations:edit. */
+      scopes: string[]
+    }
+    /** @description Assumed: the health body is {status: ok}. */
+    Health: {
+      /** @enum {string} */
+      status: 'ok'
+    }
+    /** @description Assumed: each component reports {status, detail}. */
+    ReadinessComponent: {
+      /** @enum {string} */
+      status: 'ready' | 'degraded' | 'unavailable'
+      detail: string | null
+    }
+    /** @description Assumed: readiness is {status, components: {name: {status, detail}}}. */
+    Readiness: {
+      /** @enum {string} */
+      status: 'ready' | 'degraded' | 'unavailable'
+      /** @description Keyed by component name (database, queue, storage, ...). */
+      components: {
+        [key: string]: components['schemas']['ReadinessComponent']
+      }
+    }
+    /**
+     * @description Assumed: collections whose deletions are reported as tombstones.
+     * @enum {string}
+     */
+    TombstoneCollection:
+      | 'runs'
+      | 'assets'
+      | 'asset_folders'
+      | 'evaluations'
+      | 'flows'
+      | 'webhooks'
+      | 'wfengine_workflows'
+      | 'batches'
+    /** @description Assumed: a deletion marker so a mirror learns what was deleted since its last sync. */
+    Tombstone: {
+      /** Format: uuid */
+      id: string
+      collection: components['schemas']['TombstoneCollection']
+      /** Format: uuid */
+      record_id: string
+      /** Format: date-time */
+      deleted_at: string
+    }
+    /** @description A page of Tombstone records. */
+    TombstonePage: {
+      items: components['schemas']['Tombstone'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /**
+     * @description Assumed: the full set of run statuses, in life-cycle order queued → starting → running → succeeded | failed | canceled; terminal ones are succeeded, failed and canceled (US spelling).
+     * @enum {string}
+     */
+    RunStatusCode: 'queued' | 'starting' | 'running' | 'succeeded' | 'failed' | 'canceled'
+    /**
+     * @description Terminal run statuses, as seen in callback payloads.
+     * @enum {string}
+     */
+    RunTerminalStatusCode: 'succeeded' | 'failed' | 'canceled'
+    /**
+     * @description Assumed: what a run executes.
+     * @enum {string}
+     */
+    RunTargetTypeCode: 'model' | 'flow' | 'wfengine_workflow'
+    /**
+     * @description Assumed: how a run was started.
+     * @enum {string}
+     */
+    RunSourceCode: 'api' | 'platform' | 'rerun' | 'batch'
+    /** @description Assumed: run fields beyond id, status_code and failure_code/stage/message (which the spec shows). */
+    Run: {
+      /**
+       * Format: uuid
+       * @description UUIDv7; equals run_id in callbacks.
+       */
+      id: string
+      /** Format: uuid */
+      org_id: string
+      target_type_code: components['schemas']['RunTargetTypeCode']
+      source_code: components['schemas']['RunSourceCode']
+      /** Format: uuid */
+      model_id: string | null
+      /** @description `provider/model` of a model run. */
+      model_slug: string | null
+      /** Format: uuid */
+      flow_id: string | null
+      /** Format: uuid */
+      wfengine_workflow_id: string | null
+      /** Format: uuid */
+      batch_id: string | null
+      /**
+       * Format: uuid
+       * @description The run this one is a re-run of.
+       */
+      parent_run_id: string | null
+      status_code: components['schemas']['RunStatusCode']
+      /** @description The input as dispatched; keys are input names. */
+      input: {
+        [key: string]: unknown
+      }
+      /** @description Normalized output once succeeded, e.g. {images: [{url, content_type, width, height, sha256}]}; URLs are presigned and expire. */
+      output: {
+        [key: string]: unknown
+      } | null
+      /** @description Whatever the caller supplied at dispatch, verbatim. */
+      metadata: {
+        [key: string]: unknown
+      } | null
+      callback_url: string | null
+      idempotency_key: string | null
+      progress: number
+      /** @description Final cost once terminal. */
+      cost: components['schemas']['Decimal'] | null
+      estimated_cost: components['schemas']['Decimal'] | null
+      /** @description Set when failed, e.g. INPUT_VALIDATION_FAILED. */
+      failure_code: string | null
+      /** @description Set when failed, e.g. preprocess. */
+      failure_stage: string | null
+      failure_message: string | null
+      duration_ms: number | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      queued_at: string | null
+      /** Format: date-time */
+      started_at: string | null
+      /** Format: date-time */
+      completed_at: string | null
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of Run records. */
+    RunPage: {
+      items: components['schemas']['Run'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: only metadata can be updated on a run. */
+    RunUpdate: {
+      /** @description Replaces the run metadata. */
+      metadata: {
+        [key: string]: unknown
+      } | null
+    }
+    /** @description Assumed: the dispatch body has input (keys are input names), callback_secret_id and metadata besides the callback_url the spec shows. */
+    RunDispatch: {
+      /** @description Keys are the input names of the model (or flow, or workflow). */
+      input: {
+        [key: string]: unknown
+      }
+      /**
+       * Format: uri
+       * @description Receives one signed POST of the callback payload when the run is terminal.
+       */
+      callback_url?: string
+      /**
+       * Format: uuid
+       * @description Assumed: selects the callback secret that signs the callback; defaults to the organization's newest callback secret.
+       */
+      callback_secret_id?: string
+      /** @description Echoed verbatim in the run and in callbacks. Atelier stores its run-intent id here. */
+      metadata?: {
+        [key: string]: unknown
+      }
+    }
+    /** @description Assumed: re-run takes an optional body that overrides callback_url and metadata; the input is the original run's. */
+    RunRerun: {
+      /**
+       * Format: uri
+       * @description Defaults to the original run's callback_url.
+       */
+      callback_url?: string
+      /** @description Defaults to the original run's metadata. */
+      metadata?: {
+        [key: string]: unknown
+      }
+    }
+    /** @description Assumed: run log fields. */
+    RunLog: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      run_id: string
+      /** Format: uuid */
+      node_run_id: string | null
+      /** @description A code from GET /v1/runs/log-levels (e.g. debug, info, warning, error). */
+      level_code: string
+      message: string
+      data: {
+        [key: string]: unknown
+      } | null
+      /** Format: date-time */
+      created_at: string
+    }
+    /** @description A page of RunLog records. */
+    RunLogPage: {
+      items: components['schemas']['RunLog'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: node run fields; a node run records one node of a flow or workflow run. */
+    NodeRun: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      run_id: string
+      /** Format: uuid */
+      flow_node_id: string | null
+      wfengine_node_id: string | null
+      status_code: components['schemas']['RunStatusCode']
+      input: {
+        [key: string]: unknown
+      } | null
+      output: {
+        [key: string]: unknown
+      } | null
+      cost: components['schemas']['Decimal'] | null
+      /** @description Set when failed, e.g. INPUT_VALIDATION_FAILED. */
+      failure_code: string | null
+      /** @description Set when failed, e.g. preprocess. */
+      failure_stage: string | null
+      failure_message: string | null
+      /** Format: date-time */
+      started_at: string | null
+      /** Format: date-time */
+      completed_at: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of NodeRun records. */
+    NodeRunPage: {
+      items: components['schemas']['NodeRun'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A run log level: a reference record plus a display color. */
+    RunLogLevel: components['schemas']['ReferenceRecord'] & {
+      /** @description Display color, e.g. #d32f2f. */
+      color: string
+    }
+    /** @description A page of RunLogLevel records. */
+    RunLogLevelPage: {
+      items: components['schemas']['RunLogLevel'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: run statuses are served like evaluation statuses, with is_terminal. */
+    RunStatus: components['schemas']['ReferenceRecord'] & {
+      is_terminal: boolean
+    }
+    /** @description A page of RunStatus records. */
+    RunStatusPage: {
+      items: components['schemas']['RunStatus'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /**
+     * @description Event names (UK spelling `cancelled`; run status values use US `canceled`). Both literals are stable.
+     * @enum {string}
+     */
+    EventType:
+      'run.completed' | 'run.failed' | 'run.cancelled' | 'run.partial_succeeded' | 'batch.succeeded'
+    /** @description Body of a run callback or run webhook delivery, frozen at delivery time (see payload_bytes) and signed with HMAC-SHA256. */
+    RunCallbackPayload: {
+      event: components['schemas']['EventType']
+      /**
+       * Format: uuid
+       * @description UUIDv7; equals the id returned at run creation.
+       */
+      run_id: string
+      status: components['schemas']['RunTerminalStatusCode']
+      /** @description Normalized model output on success (URLs presigned, time-limited); an error envelope {code, message, errors} on failure; null if cancelled. */
+      output: {
+        [key: string]: unknown
+      } | null
+      /** @description Total run wall-clock time. */
+      duration_ms: number
+      created_at: components['schemas']['CallbackTimestamp']
+      completed_at: components['schemas']['CallbackTimestamp']
+      /** @description Whatever the caller supplied at run creation, verbatim. */
+      metadata: {
+        [key: string]: unknown
+      } | null
+    }
+    /** @description Assumed: one batch item in the batch callback output. */
+    BatchCallbackItem: {
+      index: number
+      /** Format: uuid */
+      run_id: string
+      status: components['schemas']['RunTerminalStatusCode']
+      output: {
+        [key: string]: unknown
+      } | null
+    }
+    /** @description The batch callback output envelope. */
+    BatchCallbackOutput: {
+      items: components['schemas']['BatchCallbackItem'][]
+      succeeded: number
+      failed: number
+      cancelled: number
+      total: number
+    }
+    /** @description Body of a batch callback: like the run payload, with batch_id instead of run_id. */
+    BatchCallbackPayload: {
+      event: components['schemas']['EventType']
+      /** Format: uuid */
+      batch_id: string
+      /** @enum {string} */
+      status: 'succeeded' | 'partial_succeeded' | 'failed' | 'canceled'
+      output: components['schemas']['BatchCallbackOutput']
+      duration_ms: number
+      created_at: components['schemas']['CallbackTimestamp']
+      completed_at: components['schemas']['CallbackTimestamp']
+      metadata: {
+        [key: string]: unknown
+      } | null
+    }
+    /**
+     * @description Assumed: batch callback and webhook deliveries use the states the spec lists for run callback deliveries.
+     * @enum {string}
+     */
+    CallbackDeliveryStatusCode:
+      'pending' | 'queued' | 'processing' | 'succeeded' | 'failed' | 'failed_non_retryable'
+    /**
+     * @description Assumed: batch callback and webhook deliveries use the failure reasons the spec lists for run callback deliveries.
+     * @enum {string}
+     */
+    CallbackFailureReasonCode:
+      'dns_validation_failed' | 'max_attempts_exhausted' | 'client_rejected'
+    /** @description One HTTP attempt of a callback or webhook delivery. */
+    DeliveryAttempt: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      delivery_id: string
+      attempt_number: number
+      /** @description Assumed: null when no HTTP response was received (timeout, connection error). */
+      status_code: number | null
+      response_body: string | null
+      response_time_ms: number | null
+      error_message: string | null
+      /** Format: date-time */
+      created_at: string
+    }
+    /** @description A run callback delivery with its attempts. */
+    RunCallbackDelivery: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      run_id: string
+      callback_url: string
+      /** @description The exact bytes frozen at delivery time; the signature covers them. */
+      payload_bytes: string
+      payload: components['schemas']['RunCallbackPayload']
+      /** Format: uuid */
+      signing_secret_id: string
+      /** @description False for a redelivery requested by a caller. */
+      is_automatic: boolean
+      status_code: components['schemas']['CallbackDeliveryStatusCode']
+      failure_reason_code: components['schemas']['CallbackFailureReasonCode'] | null
+      failure_detail: string | null
+      attempt_count: number
+      max_attempts: number
+      /** Format: date-time */
+      next_attempt_at: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      completed_at: string | null
+      attempts: components['schemas']['DeliveryAttempt'][]
+    }
+    /** @description A batch callback delivery with its attempts. */
+    BatchCallbackDelivery: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      batch_id: string
+      callback_url: string
+      /** @description The exact bytes frozen at delivery time; the signature covers them. */
+      payload_bytes: string
+      payload: components['schemas']['BatchCallbackPayload']
+      /** Format: uuid */
+      signing_secret_id: string
+      /** @description False for a redelivery requested by a caller. */
+      is_automatic: boolean
+      status_code: components['schemas']['CallbackDeliveryStatusCode']
+      failure_reason_code: components['schemas']['CallbackFailureReasonCode'] | null
+      failure_detail: string | null
+      attempt_count: number
+      max_attempts: number
+      /** Format: date-time */
+      next_attempt_at: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      completed_at: string | null
+      attempts: components['schemas']['DeliveryAttempt'][]
+    }
+    /**
+     * @description Assumed: broad kind of an asset.
+     * @enum {string}
+     */
+    MediaType: 'image' | 'video' | 'audio' | 'other'
+    /**
+     * @description Assumed: asset processing states.
+     * @enum {string}
+     */
+    AssetStatusCode: 'ready' | 'processing' | 'failed'
+    /** @description Assumed: asset fields (the spec does not show them). */
+    Asset: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      org_id: string
+      /**
+       * Format: uuid
+       * @description Null for the root.
+       */
+      folder_id: string | null
+      name: string
+      media_type: components['schemas']['MediaType']
+      /** @example image/png */
+      content_type: string
+      /** Format: int64 */
+      size_bytes: number
+      sha256: components['schemas']['Sha256']
+      width: number | null
+      height: number | null
+      duration_ms: number | null
+      /** @description Presigned download URL; expires at url_expires_at. */
+      url: string | null
+      /** Format: date-time */
+      url_expires_at: string | null
+      thumbnail_url: string | null
+      status_code: components['schemas']['AssetStatusCode']
+      metadata: {
+        [key: string]: unknown
+      }
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      deleted_at: string | null
+    }
+    /** @description A page of Asset records. */
+    AssetPage: {
+      items: components['schemas']['Asset'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: an asset can be renamed and moved. */
+    AssetUpdate: {
+      name?: string
+      /**
+       * Format: uuid
+       * @description Move the asset; null moves it to the root.
+       */
+      folder_id?: string | null
+    }
+    /** @description Assumed: asset folder fields; names are unique among siblings. */
+    AssetFolder: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      org_id: string
+      /**
+       * Format: uuid
+       * @description Null for a top-level folder.
+       */
+      parent_id: string | null
+      name: string
+      /** @description Slash-separated names from the root, e.g. /a/b. */
+      path: string
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /**
+       * Format: date-time
+       * @description Set when soft-deleted.
+       */
+      deleted_at: string | null
+    }
+    /** @description A page of AssetFolder records. */
+    AssetFolderPage: {
+      items: components['schemas']['AssetFolder'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: folder creation takes name and an optional parent_id. */
+    AssetFolderCreate: {
+      name: string
+      /** Format: uuid */
+      parent_id?: string | null
+    }
+    /** @description Assumed: a folder can be renamed and moved. */
+    AssetFolderUpdate: {
+      name?: string
+      /**
+       * Format: uuid
+       * @description Move the folder; null moves it to the root.
+       */
+      parent_id?: string | null
+    }
+    /**
+     * @description Assumed: upload states; duplicate means the organization already holds these bytes.
+     * @enum {string}
+     */
+    AssetUploadStatusCode: 'pending' | 'uploading' | 'confirmed' | 'expired' | 'duplicate'
+    /** @description Assumed: one part of a presigned upload. Storage step (not an API path): PUT the part's raw bytes to `url` with no Authorization header (the URL is presigned); storage answers 200 with an ETag header, to be sent back in the confirmation, or 403 once expires_at has passed (ask POST /v1/asset-uploads/{upload_id}/parts for a fresh URL). */
+    PresignedPart: {
+      part_number: number
+      /** @description Presigned PUT URL. */
+      url: string
+      /** Format: date-time */
+      expires_at: string
+      /** @description True once storage holds this part. */
+      received: boolean
+      /** @description The ETag storage returned for this part, once received. */
+      etag: string | null
+    }
+    /** @description Assumed: the three-step presigned upload record. */
+    AssetUpload: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      org_id: string
+      filename: string
+      content_type: string
+      /** Format: int64 */
+      size_bytes: number
+      sha256: components['schemas']['Sha256']
+      /** Format: uuid */
+      folder_id: string | null
+      status_code: components['schemas']['AssetUploadStatusCode']
+      part_size: number
+      part_count: number
+      /** @description Every part, in part_number order; empty for a duplicate. */
+      parts: components['schemas']['PresignedPart'][]
+      /** Format: date-time */
+      expires_at: string
+      /**
+       * Format: uuid
+       * @description The asset, once confirmed.
+       */
+      asset_id: string | null
+      /**
+       * Format: uuid
+       * @description The existing asset with the same sha256 when status_code is duplicate.
+       */
+      duplicate_of_asset_id: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description Assumed: upload start body; size_bytes up to 5 GiB. */
+    AssetUploadCreate: {
+      filename: string
+      content_type: string
+      /** Format: int64 */
+      size_bytes: number
+      sha256: components['schemas']['Sha256']
+      /** Format: uuid */
+      folder_id?: string | null
+      part_size?: components['schemas']['UploadPartSize']
+    }
+    /** @description Assumed: asks for fresh presigned URLs for these parts. */
+    AssetUploadPartsRequest: {
+      part_numbers: number[]
+    }
+    /** @description Assumed: confirmation lists every part with the ETag storage returned. */
+    AssetUploadConfirmation: {
+      parts: {
+        part_number: number
+        etag: string
+      }[]
+    }
+    /**
+     * @description Assumed: batch states.
+     * @enum {string}
+     */
+    BatchStatusCode:
+      'queued' | 'running' | 'succeeded' | 'partial_succeeded' | 'failed' | 'canceled'
+    /** @description Assumed: one item of a batch. */
+    BatchItem: {
+      index: number
+      /** Format: uuid */
+      run_id: string
+      status_code: components['schemas']['RunStatusCode']
+    }
+    /** @description Assumed: batch fields (the spec does not show them). */
+    Batch: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      org_id: string
+      model_slug: components['schemas']['ModelSlug']
+      status_code: components['schemas']['BatchStatusCode']
+      item_count: number
+      succeeded_count: number
+      failed_count: number
+      canceled_count: number
+      items: components['schemas']['BatchItem'][]
+      callback_url: string | null
+      metadata: {
+        [key: string]: unknown
+      } | null
+      cost: components['schemas']['Decimal'] | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      completed_at: string | null
+    }
+    /** @description A page of Batch records. */
+    BatchPage: {
+      items: components['schemas']['Batch'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: batch creation body: one model, 1 to 1000 items, one callback when the batch completes. */
+    BatchCreate: {
+      model: components['schemas']['ModelSlug']
+      items: {
+        input: {
+          [key: string]: unknown
+        }
+        metadata?: {
+          [key: string]: unknown
+        }
+      }[]
+      /** Format: uri */
+      callback_url?: string
+      /** Format: uuid */
+      callback_secret_id?: string
+      metadata?: {
+        [key: string]: unknown
+      }
+    }
+    /**
+     * @description Evaluation states.
+     * @enum {string}
+     */
+    EvaluationStatusCode: 'pending' | 'running' | 'completed' | 'failed'
+    /** @description Assumed: evaluation issue fields (the spec names the record only); nullable like every evaluation field. */
+    EvaluationIssue: {
+      /** Format: uuid */
+      id: string | null
+      /** Format: uuid */
+      judge_id: string | null
+      /** Format: uuid */
+      evaluation_id: string | null
+      code: string | null
+      /** @enum {string|null} */
+      severity: 'low' | 'medium' | 'high' | null
+      description: string | null
+      /** @description Where in the image, e.g. {x, y, width, height} in pixels. */
+      region: {
+        [key: string]: unknown
+      } | null
+      /** Format: date-time */
+      created_at: string | null
+    }
+    /** @description Assumed: gate failure fields (the spec names the record only). */
+    EvaluationGateFailure: {
+      gate_code: string | null
+      message: string | null
+      /** Format: uuid */
+      judge_id: string | null
+    }
+    /** @description Assumed: public view of the evaluation action (the spec names the record only). */
+    EvaluationAction: {
+      code: string | null
+      display_name: string | null
+      description: string | null
+    }
+    /** @description One judge of an evaluation. Every field is nullable, as in all evaluation responses. */
+    EvaluationJudge: {
+      /** Format: uuid */
+      id: string | null
+      /** Format: uuid */
+      evaluation_id: string | null
+      name: string | null
+      description: string | null
+      category: string | null
+      passed: boolean | null
+      confidence: number | null
+      weight: number | null
+      reasoning: string | null
+      evidence: string[] | null
+      sub_point_results: {
+        [key: string]: unknown
+      } | null
+      sub_points_evaluated: number | null
+      /** Format: date-time */
+      created_at: string | null
+      issues: components['schemas']['EvaluationIssue'][] | null
+    }
+    /** @description An automated quality evaluation of an image. Every field is nullable. */
+    Evaluation: {
+      /** Format: uuid */
+      id: string | null
+      /** Format: uuid */
+      org_id: string | null
+      /** Format: uuid */
+      run_id: string | null
+      /** Format: uuid */
+      model_id: string | null
+      /** Format: uuid */
+      flow_id: string | null
+      /** Format: uuid */
+      wfengine_workflow_id: string | null
+      /** Format: uuid */
+      parent_evaluation_id: string | null
+      target_type_code: string | null
+      task_type: string | null
+      task_description: string | null
+      generation_prompt: string | null
+      generated_image_url: string | null
+      evaluation_instructions: string | null
+      override_reason: string | null
+      primary_action_code: string | null
+      feedback_reason: string | null
+      client_ref: string | null
+      callback_url: string | null
+      /** @enum {string|null} */
+      status_code: 'pending' | 'running' | 'completed' | 'failed' | null
+      /** @enum {string|null} */
+      source_code: 'platform' | 'api' | null
+      /** @enum {string|null} */
+      failure_code: 'invalid_media' | 'dispatch_failed' | 'processing_failed' | 'timed_out' | null
+      /** @enum {string|null} */
+      job_class_code: 'standard' | 'quick' | null
+      input_attributes: {
+        [key: string]: unknown
+      } | null
+      check_summary: {
+        [key: string]: unknown
+      } | null
+      links: {
+        [key: string]: unknown
+      } | null
+      reference_images:
         | {
             [key: string]: unknown
           }[]
         | null
+      overall_passed: boolean | null
+      feedback_is_positive: boolean | null
+      /** @description The 0-1 score. */
+      weighted_pass_rate: number | null
+      top_issues: string[] | null
+      top_strengths: string[] | null
+      analysis_modules_executed: number | null
+      attempt_number: number | null
+      eval_duration_ms: number | null
+      /** Format: date-time */
+      superseded_at: string | null
+      /** Format: date-time */
+      created_at: string | null
+      /** Format: date-time */
+      updated_at: string | null
+      /** Format: date-time */
+      submitted_at: string | null
+      /** Format: date-time */
+      completed_at: string | null
+      cost: string | null
+      judges: components['schemas']['EvaluationJudge'][] | null
+      gate_failures: components['schemas']['EvaluationGateFailure'][] | null
+      action: components['schemas']['EvaluationAction'] | null
+      /** @description Assumed: embedded only by GET /v1/evaluations/{evaluation_id}; left out of list items. */
+      run?: components['schemas']['Run'] | null
+      /** @description Assumed: embedded only by GET /v1/evaluations/{evaluation_id}; left out of list items. */
+      model?: components['schemas']['Model'] | null
+      /** @description Assumed: embedded only by GET /v1/evaluations/{evaluation_id}; left out of list items. */
+      parent_evaluation?: components['schemas']['Evaluation'] | null
     }
-    Balance: {
-      balance: string
-      currency_code?: string
+    /** @description A page of Evaluation records. */
+    EvaluationPage: {
+      items: components['schemas']['Evaluation'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
     }
-    Run: {
+    /** @description Assumed: evaluation submission body; exactly one of generated_image_url and asset_id is required; a Service run is not required. */
+    EvaluationCreate: {
+      /**
+       * Format: uri
+       * @description The image to evaluate (or give asset_id).
+       */
+      generated_image_url?: string
+      /**
+       * Format: uuid
+       * @description An uploaded asset to evaluate (or give generated_image_url).
+       */
+      asset_id?: string
+      generation_prompt?: string
+      task_type?: string
+      task_description?: string
+      evaluation_instructions?: string
+      target_type_code?: string
+      job_class_code?: components['schemas']['JobClassCode']
+      reference_images?: ({
+        /** Format: uri */
+        url?: string
+        /** Format: uuid */
+        asset_id?: string
+        description?: string
+      } & (
+        | {
+            /** Format: uri */
+            url: string
+          }
+        | {
+            /** Format: uuid */
+            asset_id: string
+          }
+      ))[]
+      input_attributes?: {
+        [key: string]: unknown
+      }
+      /** Format: uri */
+      callback_url?: string
+      client_ref?: string
+      /** Format: uuid */
+      run_id?: string
+      /** Format: uuid */
+      model_id?: string
+      /** Format: uuid */
+      flow_id?: string
+      /** Format: uuid */
+      wfengine_workflow_id?: string
+      /** Format: uuid */
+      parent_evaluation_id?: string
+    } & (
+      | {
+          /** Format: uri */
+          generated_image_url: string
+        }
+      | {
+          /** Format: uuid */
+          asset_id: string
+        }
+    )
+    /** @description Thumbs-up/down feedback on an evaluation: a reversible singleton, replaced or cleared by each call. */
+    FeedbackPatch: {
+      /** @description true = thumbs-up, false = thumbs-down, null clears any prior rating. */
+      is_positive: boolean | null
+      /** @description Free-form note; ignored and dropped when is_positive is null. */
+      reason?: string | null
+    }
+    /** @description An evaluation status: a reference record plus is_terminal. */
+    EvaluationStatus: components['schemas']['ReferenceRecord'] & {
+      is_terminal: boolean
+    }
+    /** @description A page of EvaluationStatus records. */
+    EvaluationStatusPage: {
+      items: components['schemas']['EvaluationStatus'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description One subscribed event type. */
+    WebhookEventSubscription: {
+      event_type_code: components['schemas']['EventType']
+    }
+    /** @description Assumed: webhook record fields; the secret itself is never returned. A webhook with zero subscriptions never fires. */
+    Webhook: {
       /** Format: uuid */
       id: string
-      status_code: string
-      failure_code?: string | null
-      failure_stage?: string | null
-      failure_message?: string | null
+      /** Format: uuid */
+      org_id: string
+      url: string
+      secret_fingerprint: string
+      event_subscriptions: components['schemas']['WebhookEventSubscription'][]
+      is_active: boolean
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of Webhook records. */
+    WebhookPage: {
+      items: components['schemas']['Webhook'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Webhook creation body. */
+    WebhookCreate: {
+      /**
+       * Format: uri
+       * @description Assumed: the local sandbox also accepts http://127.0.0.1 and http://localhost URLs so tests can receive deliveries. (An HTTPS endpoint, per the spec.)
+       */
+      url: string
+      /** @description Org-managed encrypted signing secret used to sign payloads. */
+      secret_ciphertext: string
+      /** @description 4-character display fingerprint. */
+      secret_fingerprint: string
+      /** @description One per subscribed event type; can be changed later. */
+      event_subscriptions?: components['schemas']['WebhookEventSubscription'][]
+    }
+    /** @description Assumed: update takes any of the creation fields plus is_active; secret_ciphertext and secret_fingerprint go together. */
+    WebhookUpdate: {
+      /**
+       * Format: uri
+       * @description Assumed: the local sandbox also accepts http://127.0.0.1 and http://localhost URLs so tests can receive deliveries. (An HTTPS endpoint, per the spec.)
+       */
+      url?: string
+      /** @description Org-managed encrypted signing secret used to sign payloads. */
+      secret_ciphertext?: string
+      /** @description 4-character display fingerprint. */
+      secret_fingerprint?: string
+      /** @description Replaces the subscriptions. */
+      event_subscriptions?: components['schemas']['WebhookEventSubscription'][]
+      is_active?: boolean
+    }
+    /** @description A subscribable event type: a reference record plus the JSON Schema of its payload. */
+    WebhookEventType: components['schemas']['ReferenceRecord'] & {
+      /** @description JSON Schema of the payload. */
+      payload_schema: {
+        [key: string]: unknown
+      }
+    }
+    /** @description A page of WebhookEventType records. */
+    WebhookEventTypePage: {
+      items: components['schemas']['WebhookEventType'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A delivery attempt of a webhook delivery. */
+    WebhookDeliveryAttempt: components['schemas']['DeliveryAttempt'] & {
+      succeeded: boolean
+      /**
+       * Format: date-time
+       * @description When the next attempt is due after this one failed.
+       */
+      next_retry_at: string | null
+    }
+    /** @description A page of WebhookDeliveryAttempt records. */
+    WebhookDeliveryAttemptPage: {
+      items: components['schemas']['WebhookDeliveryAttempt'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: webhook delivery fields mirror the callback delivery fields, with webhook_id, event_type_code, run_id or batch_id. */
+    WebhookDelivery: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      webhook_id: string
+      event_type_code: components['schemas']['EventType']
+      /** Format: uuid */
+      run_id: string | null
+      /** Format: uuid */
+      batch_id: string | null
+      /** @description The exact bytes that were signed. */
+      payload_bytes: string
+      payload:
+        components['schemas']['RunCallbackPayload'] | components['schemas']['BatchCallbackPayload']
+      status_code: components['schemas']['CallbackDeliveryStatusCode']
+      failure_reason_code: components['schemas']['CallbackFailureReasonCode'] | null
+      failure_detail: string | null
+      attempt_count: number
+      max_attempts: number
+      /** Format: date-time */
+      next_attempt_at: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      completed_at: string | null
+      attempts: components['schemas']['WebhookDeliveryAttempt'][]
+    }
+    /** @description A page of WebhookDelivery records. */
+    WebhookDeliveryPage: {
+      items: components['schemas']['WebhookDelivery'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Callback secret creation body. */
+    CallbackSecretCreate: {
+      label: string
+    }
+    /** @description Assumed: creation response fields beyond plain_secret. */
+    CallbackSecretCreated: {
+      /** Format: uuid */
+      id: string
+      label: string
+      /** @description Shown only in this response; save it now. */
+      plain_secret: string
+      fingerprint: string
+      /** Format: date-time */
+      created_at: string
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    ModelInput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_id: string
+      name: string
+      display_name: string | null
+      description: string | null
+      /** @description A code from /v1/catalogs/variable-types. */
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/variable-behaviors. */
+      default_behavior_code: string | null
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      is_required: boolean
+      /** @description Any JSON value, or null. */
+      default_value: unknown
+      sort_order: number
+      is_featured: boolean
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelInput records. */
+    ModelInputPage: {
+      items: components['schemas']['ModelInput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    ModelOutput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_id: string
+      name: string
+      display_name: string | null
+      description: string | null
+      /** @description A code from /v1/catalogs/variable-types. */
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelOutput records. */
+    ModelOutputPage: {
+      items: components['schemas']['ModelOutput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    ModelExample: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_id: string
+      title: string | null
+      description: string | null
+      input: {
+        [key: string]: unknown
+      }
+      output: {
+        [key: string]: unknown
+      } | null
+      /** @description HTTP-like status of the example run. */
+      status_code: number | null
+      cost: components['schemas']['Decimal'] | null
+      /** @description e.g. cold or warm. */
+      start_type: string | null
+      timing: {
+        [key: string]: unknown
+      } | null
+      duration_ms: number | null
+      total_ms: number | null
+      thumbnail_url: string | null
+      category_code: string | null
+      is_featured: boolean
+      is_public: boolean
+      sort_order: number
+      /** Format: date-time */
+      ran_at: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelExample records. */
+    ModelExamplePage: {
+      items: components['schemas']['ModelExample'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A FAQ entry of a model. */
+    ModelFaqEntry: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_id: string
+      question: string
+      answer: string
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelFaqEntry records. */
+    ModelFaqEntryPage: {
+      items: components['schemas']['ModelFaqEntry'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    ModelPricing: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_id: string
+      pricing_model_code: string
+      /** @description A code from /v1/catalogs/rule-effects. */
+      rule_effect_code: string | null
+      /** Format: uuid */
+      model_input_id: string | null
+      match_value: string | null
+      /** @description A code from /v1/catalogs/pricing-dimensions. */
+      dimension_code: string | null
+      min_value: components['schemas']['Decimal'] | null
+      max_value: components['schemas']['Decimal'] | null
+      price: components['schemas']['Decimal']
+      currency_code: string
+      /** @description A code from /v1/catalogs/units. */
+      unit_code: string | null
+      multiplier_label: string | null
+      description: string | null
+      sort_order: number
+      /** Format: date-time */
+      disabled_at: string | null
+      measurement_source: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelPricing records. */
+    ModelPricingPage: {
+      items: components['schemas']['ModelPricing'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A link from a model to a related model. */
+    ModelRelatedLink: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_id: string
+      /** Format: uuid */
+      related_model_id: string
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+    }
+    /** @description A page of ModelRelatedLink records. */
+    ModelRelatedLinkPage: {
+      items: components['schemas']['ModelRelatedLink'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields and that the embedded lists are present on GET /v1/models/{model_id} and left out of list items. */
+    Model: {
+      /** Format: uuid */
+      id: string
+      /**
+       * Format: uuid
+       * @description Null for service-wide catalog models.
+       */
+      org_id: string | null
+      /** Format: uuid */
+      model_creator_id: string | null
+      slug: components['schemas']['ModelSlug']
+      name: string
+      description: string | null
+      version: string | null
+      is_public: boolean
+      is_open_source: boolean
+      icon_url: string | null
+      cover_url: string | null
+      category_code: string | null
+      status_code: string | null
+      /** Format: uuid */
+      family_id: string | null
+      family_variant_code: string | null
+      param_count: string | null
+      architecture: string | null
+      license_code: string | null
+      max_resolution: string | null
+      lora_support: boolean
+      fine_tuning: boolean
+      supports_streaming: boolean
+      paper_url: string | null
+      github_url: string | null
+      is_official: boolean
+      availability_status: string | null
+      seo: {
+        [key: string]: unknown
+      } | null
+      notable_features: string[]
+      content: string | null
+      pricing_note: string | null
+      /** Format: uuid */
+      created_by: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      deleted_at: string | null
+      /** Format: uuid */
+      deleted_by: string | null
+      inputs?: components['schemas']['ModelInput'][]
+      outputs?: components['schemas']['ModelOutput'][]
+      examples?: components['schemas']['ModelExample'][]
+      faq_entries?: components['schemas']['ModelFaqEntry'][]
+      pricing?: components['schemas']['ModelPricing'][]
+      related_links?: components['schemas']['ModelRelatedLink'][]
+    }
+    /** @description A page of Model records. */
+    ModelPage: {
+      items: components['schemas']['Model'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: model stats fields; null when the model has no finished runs. */
+    ModelStats: {
+      /** Format: uuid */
+      model_id: string
+      run_count: number
+      success_rate: number | null
+      avg_duration_ms: number | null
+      p50_duration_ms: number | null
+      p95_duration_ms: number | null
+    }
+    /** @description Assumed: model creator fields. */
+    ModelCreator: {
+      /** Format: uuid */
+      id: string
+      slug: string
+      name: string
+      description: string | null
+      website_url: string | null
+      logo_url: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelCreator records. */
+    ModelCreatorPage: {
+      items: components['schemas']['ModelCreator'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: model family fields. */
+    ModelFamily: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      model_creator_id: string | null
+      slug: string
+      name: string
+      description: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of ModelFamily records. */
+    ModelFamilyPage: {
+      items: components['schemas']['ModelFamily'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    FlowInput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      flow_id: string
+      name: string
+      display_name: string | null
+      description: string | null
+      /** @description A code from /v1/catalogs/variable-types. */
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      is_required: boolean
+      /** @description Any JSON value, or null. */
+      default_value: unknown
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of FlowInput records. */
+    FlowInputPage: {
+      items: components['schemas']['FlowInput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    FlowOutput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      flow_id: string
+      name: string
+      display_name: string | null
+      description: string | null
+      /** @description A code from /v1/catalogs/variable-types. */
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of FlowOutput records. */
+    FlowOutputPage: {
+      items: components['schemas']['FlowOutput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    FlowNodeInput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      flow_node_id: string
+      name: string
+      display_name: string | null
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      is_required: boolean
+      /** @description Any JSON value, or null. */
+      default_value: unknown
+      sort_order: number
+      /** @description A code from /v1/catalogs/variable-behaviors. */
+      behavior_code: string | null
+      /** @description A literal value for the input, or null when it is connected. */
+      value: unknown
+      /**
+       * Format: uuid
+       * @description The FlowNodeOutput feeding this input (an edge).
+       */
+      source_output_id: string | null
+      connection_label: string | null
+      connection_style_code: string | null
+      /** Format: uuid */
+      retry_source_output_id: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of FlowNodeInput records. */
+    FlowNodeInputPage: {
+      items: components['schemas']['FlowNodeInput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    FlowNodeOutput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      flow_node_id: string
+      name: string
+      display_name: string | null
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of FlowNodeOutput records. */
+    FlowNodeOutputPage: {
+      items: components['schemas']['FlowNodeOutput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    FlowNode: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      flow_id: string
+      slug: string | null
+      label: string
+      subtitle: string | null
+      /** @description Assumed: known values are model, builtin, wfengine_workflow and sub_flow; the matching one of model_id, builtin_node_code, wfengine_workflow_id, sub_flow_id is set. */
+      type_code: string
+      x: number
+      y: number
+      width: number
+      config: {
+        [key: string]: unknown
+      }
+      collapsed: boolean
+      /** Format: uuid */
+      model_id: string | null
+      builtin_node_code: string | null
+      /** Format: uuid */
+      wfengine_workflow_id: string | null
+      /** Format: uuid */
+      sub_flow_id: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** @description The embedded flow (left out inside Flow.nodes). */
+      flow?: components['schemas']['Flow'] | null
+      inputs: components['schemas']['FlowNodeInput'][]
+      outputs: components['schemas']['FlowNodeOutput'][]
+    }
+    /** @description A page of FlowNode records. */
+    FlowNodePage: {
+      items: components['schemas']['FlowNode'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A star given to a flow. */
+    FlowStar: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      user_id: string
+      /** Format: uuid */
+      flow_id: string
+      /** Format: date-time */
+      created_at: string
+    }
+    /** @description Assumed: nullability of flow fields. (A flow is a directed graph of nodes turning inputs into outputs; its relations are present only when named in `include`.) */
+    Flow: {
+      /** Format: uuid */
+      id: string
+      slug: string
+      name: string
+      description: string | null
+      cover_url: string | null
+      /** Format: uuid */
+      org_id: string | null
+      flow_type_code: string | null
+      category_code: string | null
+      visibility_code: string | null
+      source_visibility_code: string | null
+      status_code: string | null
+      version: number
+      /** Format: uuid */
+      current_version_id: string | null
+      estimated_cost: components['schemas']['Decimal'] | null
+      context_variables: {
+        [key: string]: unknown
+      }
+      run_count: number
+      /** @description Average run duration in seconds. */
+      avg_duration: components['schemas']['Decimal'] | null
+      cost_per_run: components['schemas']['Decimal'] | null
+      /** Format: date-time */
+      featured_at: string | null
+      /** Format: uuid */
+      created_by: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      nodes?: components['schemas']['FlowNode'][]
+      inputs?: components['schemas']['FlowInput'][]
+      outputs?: components['schemas']['FlowOutput'][]
+      created_by_user?: components['schemas']['UserSummary'] | null
+      /** @description Newest first, at most 50. */
+      recent_stars?: components['schemas']['FlowStar'][]
+    }
+    /** @description A page of Flow records. */
+    FlowPage: {
+      items: components['schemas']['Flow'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: required fields are name and variable_type_code. */
+    FlowNodeInputCreate: {
+      /**
+       * Format: uuid
+       * @description Assumed: a client-chosen id, so that edges (source_output_id) can point at objects created in the same request.
+       */
+      id?: string
+      name: string
+      variable_type_code: string
+      display_name?: string
+      validator_code?: string
+      validator_attrs?: {
+        [key: string]: unknown
+      }
+      is_required?: boolean
+      /** @description Any JSON value. */
+      default_value?: unknown
+      sort_order?: components['schemas']['SortOrder']
+      behavior_code?: string
+      /** @description Any JSON value. */
+      value?: unknown
+      /** Format: uuid */
+      source_output_id?: string | null
+      connection_label?: string
+      connection_style_code?: string
+      /** Format: uuid */
+      retry_source_output_id?: string | null
+    }
+    /** @description Assumed: required fields are name and variable_type_code. */
+    FlowNodeOutputCreate: {
+      /**
+       * Format: uuid
+       * @description Assumed: a client-chosen id, so that edges (source_output_id) can point at objects created in the same request.
+       */
+      id?: string
+      name: string
+      variable_type_code: string
+      display_name?: string
+      validator_code?: string
+      validator_attrs?: {
+        [key: string]: unknown
+      }
+      sort_order?: components['schemas']['SortOrder']
+    }
+    /** @description Assumed: required fields are label and type_code. */
+    FlowNodeCreate: {
+      label: string
+      type_code: string
+      /** Format: uuid */
+      id?: string
+      slug?: string
+      x?: components['schemas']['CanvasCoordinate']
+      y?: components['schemas']['CanvasCoordinate']
+      width?: components['schemas']['NodeWidth']
+      config?: {
+        [key: string]: unknown
+      }
+      collapsed?: components['schemas']['NodeCollapsed']
+      /** Format: uuid */
+      model_id?: string | null
+      builtin_node_code?: string | null
+      /** Format: uuid */
+      wfengine_workflow_id?: string | null
+      /** Format: uuid */
+      sub_flow_id?: string | null
+      inputs?: components['schemas']['FlowNodeInputCreate'][]
+      outputs?: components['schemas']['FlowNodeOutputCreate'][]
+    }
+    /** @description Assumed: required fields are name and variable_type_code. */
+    FlowInputCreate: {
+      /**
+       * Format: uuid
+       * @description Assumed: a client-chosen id, so that edges (source_output_id) can point at objects created in the same request.
+       */
+      id?: string
+      name: string
+      variable_type_code: string
+      display_name?: string
+      validator_code?: string
+      validator_attrs?: {
+        [key: string]: unknown
+      }
+      description?: string
+      is_required?: boolean
+      /** @description Any JSON value. */
+      default_value?: unknown
+      sort_order?: components['schemas']['SortOrder']
+    }
+    /** @description Assumed: required fields are name and variable_type_code. */
+    FlowOutputCreate: {
+      /**
+       * Format: uuid
+       * @description Assumed: a client-chosen id, so that edges (source_output_id) can point at objects created in the same request.
+       */
+      id?: string
+      name: string
+      variable_type_code: string
+      display_name?: string
+      validator_code?: string
+      validator_attrs?: {
+        [key: string]: unknown
+      }
+      description?: string
+      sort_order?: components['schemas']['SortOrder']
+    }
+    /** @description Assumed: name is the only required field; slug is derived from name when left out. */
+    FlowCreate: {
+      name: string
+      category_code?: string
+      slug?: string
+      description?: string
+      cover_url?: string
+      flow_type_code?: string
+      visibility_code?: string
+      source_visibility_code?: string
+      /** @description Assumed: context variables may be given at creation. */
+      context_variables?: {
+        [key: string]: unknown
+      }
+      nodes?: components['schemas']['FlowNodeCreate'][]
+      inputs?: components['schemas']['FlowInputCreate'][]
+      outputs?: components['schemas']['FlowOutputCreate'][]
+    }
+    /** @description Assumed: PATCH takes the scalar creation fields plus status_code and context_variables; the graph is replaced with PUT /v1/flows/{flow_id}/graph. */
+    FlowUpdate: {
+      name?: string
+      category_code?: string
+      slug?: string
+      description?: string
+      cover_url?: string
+      flow_type_code?: string
+      visibility_code?: string
+      source_visibility_code?: string
+      status_code?: string
+      context_variables?: {
+        [key: string]: unknown
+      }
+    }
+    /** @description Assumed: the graph replacement body is the nested creation arrays; objects whose id is kept are updated, the rest are created or deleted. */
+    FlowGraph: {
+      nodes: components['schemas']['FlowNodeCreate'][]
+      inputs: components['schemas']['FlowInputCreate'][]
+      outputs: components['schemas']['FlowOutputCreate'][]
+    }
+    /** @description Assumed: flow summary fields. */
+    FlowSummary: {
+      /** Format: uuid */
+      id: string
+      slug: string
+      name: string
+      version: number
+      status_code: string | null
+      run_count: number
+      cost_per_run: components['schemas']['Decimal'] | null
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of FlowSummary records. */
+    FlowSummaryPage: {
+      items: components['schemas']['FlowSummary'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    WorkflowInput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      wfengine_workflow_id: string
+      name: string
+      display_name: string | null
+      description: string | null
+      /** @description A code from /v1/catalogs/variable-types. */
+      variable_type_code: string
+      default_behavior_code: string | null
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      is_required: boolean
+      /** @description Any JSON value, or null. */
+      default_value: unknown
+      sort_order: number
+      wfengine_node_id: string | null
+      wfengine_field_name: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of WorkflowInput records. */
+    WorkflowInputPage: {
+      items: components['schemas']['WorkflowInput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of fields (the spec lists names only). */
+    WorkflowOutput: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      wfengine_workflow_id: string
+      name: string
+      display_name: string | null
+      description: string | null
+      /** @description A code from /v1/catalogs/variable-types. */
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      sort_order: number
+      wfengine_node_id: string | null
+      wfengine_field_name: string | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+    }
+    /** @description A page of WorkflowOutput records. */
+    WorkflowOutputPage: {
+      items: components['schemas']['WorkflowOutput'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of the fields of a workflow-engine workflow (a specialised kind of flow). */
+    Workflow: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      org_id: string | null
+      slug: string
+      name: string
+      description: string | null
+      workflow_json: {
+        [key: string]: unknown
+      }
+      version: string | null
+      is_public: boolean
+      status_code: string | null
+      /** Format: uuid */
+      created_by: string | null
+      environment: {
+        [key: string]: unknown
+      } | null
+      models: {
+        [key: string]: unknown
+      } | null
+      custom_nodes: {
+        [key: string]: unknown
+      } | null
+      graph: {
+        [key: string]: unknown
+      } | null
+      resources: {
+        [key: string]: unknown
+      } | null
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      /** Format: date-time */
+      deleted_at: string | null
+      /** Format: uuid */
+      deleted_by: string | null
+      category_code: string | null
+      inputs: components['schemas']['WorkflowInput'][]
+      outputs: components['schemas']['WorkflowOutput'][]
+    }
+    /** @description A page of Workflow records. */
+    WorkflowPage: {
+      items: components['schemas']['Workflow'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: required fields are name and variable_type_code. */
+    WorkflowInputCreate: {
+      /**
+       * Format: uuid
+       * @description Assumed: a client-chosen id, so that edges (source_output_id) can point at objects created in the same request.
+       */
+      id?: string
+      name: string
+      variable_type_code: string
+      display_name?: string
+      description?: string
+      default_behavior_code?: string
+      validator_code?: string
+      validator_attrs?: {
+        [key: string]: unknown
+      }
+      is_required?: boolean
+      /** @description Any JSON value. */
+      default_value?: unknown
+      sort_order?: components['schemas']['SortOrder']
+      wfengine_node_id?: string
+      wfengine_field_name?: string
+    }
+    /** @description Assumed: required fields are name and variable_type_code. */
+    WorkflowOutputCreate: {
+      /**
+       * Format: uuid
+       * @description Assumed: a client-chosen id, so that edges (source_output_id) can point at objects created in the same request.
+       */
+      id?: string
+      name: string
+      variable_type_code: string
+      display_name?: string
+      description?: string
+      validator_code?: string
+      validator_attrs?: {
+        [key: string]: unknown
+      }
+      sort_order?: components['schemas']['SortOrder']
+      wfengine_node_id?: string
+      wfengine_field_name?: string
+    }
+    /** @description Assumed: name and workflow_json are the required fields. */
+    WorkflowCreate: {
+      name: string
+      workflow_json: {
+        [key: string]: unknown
+      }
+      slug?: string
+      description?: string
+      version?: string
+      is_public?: boolean
+      status_code?: string
+      environment?: {
+        [key: string]: unknown
+      }
+      models?: {
+        [key: string]: unknown
+      }
+      custom_nodes?: {
+        [key: string]: unknown
+      }
+      graph?: {
+        [key: string]: unknown
+      }
+      resources?: {
+        [key: string]: unknown
+      }
+      category_code?: string
+      inputs?: components['schemas']['WorkflowInputCreate'][]
+      outputs?: components['schemas']['WorkflowOutputCreate'][]
+    }
+    /** @description Assumed: PATCH takes any creation field; inputs and outputs, when given, replace the lists. */
+    WorkflowUpdate: {
+      name?: string
+      workflow_json?: {
+        [key: string]: unknown
+      }
+      slug?: string
+      description?: string
+      version?: string
+      is_public?: boolean
+      status_code?: string
+      environment?: {
+        [key: string]: unknown
+      }
+      models?: {
+        [key: string]: unknown
+      }
+      custom_nodes?: {
+        [key: string]: unknown
+      }
+      graph?: {
+        [key: string]: unknown
+      }
+      resources?: {
+        [key: string]: unknown
+      }
+      category_code?: string
+      inputs?: components['schemas']['WorkflowInputCreate'][]
+      outputs?: components['schemas']['WorkflowOutputCreate'][]
+    }
+    /** @description Assumed: built-in node input fields, shaped like flow node inputs. */
+    BuiltinNodeInput: {
+      name: string
+      display_name: string | null
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      is_required: boolean
+      /** @description Any JSON value, or null. */
+      default_value: unknown
+      behavior_code: string | null
+      sort_order: number
+    }
+    /** @description Assumed: built-in node output fields, shaped like flow node outputs. */
+    BuiltinNodeOutput: {
+      name: string
+      display_name: string | null
+      variable_type_code: string
+      /** @description A code from /v1/catalogs/validators. */
+      validator_code: string | null
+      validator_attrs: {
+        [key: string]: unknown
+      } | null
+      sort_order: number
+    }
+    /** @description Assumed: a built-in node is a reference record plus its inputs and outputs. */
+    BuiltinNode: components['schemas']['ReferenceRecord'] & {
+      inputs: components['schemas']['BuiltinNodeInput'][]
+      outputs: components['schemas']['BuiltinNodeOutput'][]
+    }
+    /** @description A page of BuiltinNode records. */
+    BuiltinNodePage: {
+      items: components['schemas']['BuiltinNode'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A flow in a solution. */
+    SolutionFlowLink: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      solution_id: string
+      /** Format: uuid */
+      flow_id: string
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      solution?: components['schemas']['Solution'] | null
+      flow?: components['schemas']['Flow'] | null
+    }
+    /** @description A page of SolutionFlowLink records. */
+    SolutionFlowLinkPage: {
+      items: components['schemas']['SolutionFlowLink'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: the embedded solution and model of a model-solution link are present on the solution-model endpoints and left out inside Solution. */
+    ModelSolutionLink: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      solution_id: string
+      /** Format: uuid */
+      model_id: string
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      solution?: components['schemas']['Solution'] | null
+      model?: components['schemas']['Model'] | null
+    }
+    /** @description A page of ModelSolutionLink records. */
+    ModelSolutionLinkPage: {
+      items: components['schemas']['ModelSolutionLink'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description A workflow-engine workflow in a solution. */
+    SolutionWorkflowLink: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      solution_id: string
+      /** Format: uuid */
+      wfengine_workflow_id: string
+      sort_order: number
+      /** Format: date-time */
+      created_at: string
+      solution?: components['schemas']['Solution'] | null
+      workflow?: components['schemas']['Workflow'] | null
+    }
+    /** @description A page of SolutionWorkflowLink records. */
+    SolutionWorkflowLinkPage: {
+      items: components['schemas']['SolutionWorkflowLink'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
+    }
+    /** @description Assumed: nullability of the fields of a solution (a bundle of flows, models and workflow-engine workflows). */
+    Solution: {
+      /** Format: uuid */
+      id: string
+      title: string
+      subtitle: string | null
+      slug: string
+      icon: string | null
+      accent_color: string | null
+      gradient_start: string | null
+      gradient_end: string | null
+      content_markdown: string | null
+      /** @description A code from /v1/solutions/sections. */
+      section_code: string | null
+      sort_order: number
+      is_active: boolean
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      updated_at: string
+      solution_flows: components['schemas']['SolutionFlowLink'][]
+      solution_models: components['schemas']['ModelSolutionLink'][]
+      solution_comfyui_workflows: components['schemas']['SolutionWorkflowLink'][]
+    }
+    /** @description A page of Solution records. */
+    SolutionPage: {
+      items: components['schemas']['Solution'][]
+      first: components['schemas']['Cursor']
+      next: components['schemas']['Cursor']
+      previous: components['schemas']['Cursor']
     }
   }
   responses: {
-    /** @description The error envelope. */
+    /** @description Bad request shape: unparsable JSON, a malformed q expression or cursor (code BAD_REQUEST). Do not retry. */
+    BadRequest: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Missing or invalid credential (code UNAUTHORIZED). */
+    Unauthorized: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Payment required: the balance is too low (code INSUFFICIENT_CREDIT). */
+    PaymentRequired: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Permission denied; `code` gives the reason. */
+    Forbidden: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['ForbiddenError']
+      }
+    }
+    /** @description The resource (or its parent) does not exist or belongs to another organization (code NOT_FOUND, or RUN_NOT_FOUND for runs). */
+    NotFound: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Conflict: duplicate create, a race, a state that does not allow the action, or a reused idempotency key (CONFLICT, IDEMPOTENCY_KEY_REUSED, UPLOAD_INCOMPLETE, UPLOAD_EXPIRED). Refetch before retrying. */
+    Conflict: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Validation error (code VALIDATION_FAILED); `errors` lists the per-field details. */
+    UnprocessableEntity: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Throttled (code RATE_LIMITED). Back off exponentially with jitter, at most 5 attempts. */
+    TooManyRequests: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        'Retry-After': components['headers']['RetryAfter']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Service unavailable (SERVICE_UNAVAILABLE, or MODEL_UNAVAILABLE on provider downtime). Back off with jitter; GET /v1/readiness shows component status. */
+    ServiceUnavailable: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        'Retry-After': components['headers']['RetryAfter']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Any other error (e.g. 500 INTERNAL), with the error envelope. */
     Error: {
       headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
         [name: string]: unknown
       }
       content: {
@@ -90,13 +4527,93 @@ export interface components {
     }
   }
   parameters: {
+    /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
     OrganizationId: string | null
+    /** @description Assumed: the same key with the same body returns the first result (200) instead of doing the work again; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are kept at least 24 hours per organization. */
+    IdempotencyKey: string
+    /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
     q: string | null
+    /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
     limit: number | null
+    /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+    sort_by: string | null
+    /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+    fields: string | null
+    /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
     pq: string | null
+    /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+    from_prev: boolean
+    /**
+     * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
+     * @example nodes,inputs,outputs
+     */
+    FlowInclude: string | null
+    /** @description The code (primary key) of a reference record. */
+    Code: string
+    /** @description Lowercase hexadecimal HMAC-SHA256 of the raw request body, keyed with the callback or webhook secret. */
+    ServiceSignature: string
+    /** @description For log correlation; joins against the delivery history. */
+    ServiceRequestIdHeader: string
+    /** @description The model id. */
+    ModelId: string
+    /** @description The model id, or `any` to search across all models in the organization. */
+    ModelIdOrAny: components['schemas']['UuidOrAny']
+    /** @description The model creator id. */
+    ModelCreatorId: string
+    /** @description The model family id. */
+    ModelFamilyId: string
+    /** @description The provider part of provider/model. */
+    Provider: string
+    /** @description The model part of provider/model. */
+    ModelName: string
+    /** @description The run id. */
+    RunId: string
+    /** @description The asset id. */
+    AssetId: string
+    /** @description The asset folder id. */
+    AssetFolderId: string
+    /** @description The upload id. */
+    UploadId: string
+    /** @description The batch id. */
+    BatchId: string
+    /** @description The evaluation id. */
+    EvaluationId: string
+    /** @description The webhook id. */
+    WebhookId: string
+    /** @description The webhook id, or `any` to search across all webhooks in the organization. */
+    WebhookIdOrAny: components['schemas']['UuidOrAny']
+    /** @description The webhook delivery id. */
+    WebhookDeliveryId: string
+    /** @description The delivery id. */
+    DeliveryId: string
+    /** @description The delivery attempt id. */
+    DeliveryAttemptId: string
+    /** @description The flow id. */
+    FlowId: string
+    /** @description The flow id, or `any` to search across all flows in the organization. */
+    FlowIdOrAny: components['schemas']['UuidOrAny']
+    /** @description The flow node id. */
+    NodeId: string
+    /** @description The flow template id. */
+    FlowTemplateId: string
+    /** @description The workflow id. */
+    WorkflowId: string
+    /** @description The workflow id, or `any` to search across all workflows in the organization. */
+    WorkflowIdOrAny: components['schemas']['UuidOrAny']
+    /** @description The solution id. */
+    SolutionId: string
+    /** @description The solution id, or `any` to search across all solutions in the organization. */
+    SolutionIdOrAny: components['schemas']['UuidOrAny']
+    /** @description The model-solution link id. */
+    ModelSolutionLinkId: string
   }
   requestBodies: never
-  headers: never
+  headers: {
+    /** @description Assumed: every response carries Service-Request-Id, the id the service logs the request under. */
+    ServiceRequestId: string
+    /** @description Assumed: 429 and 503 carry Retry-After in seconds. */
+    RetryAfter: number
+  }
   pathItems: never
 }
 export type $defs = Record<string, never>
@@ -105,6 +4622,7 @@ export interface operations {
     parameters: {
       query?: never
       header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
       }
       path?: never
@@ -115,23 +4633,802 @@ export interface operations {
       /** @description The organization's credit balance. */
       200: {
         headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
           [name: string]: unknown
         }
         content: {
           'application/json': components['schemas']['Balance']
         }
       }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getAccount: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The credential, its user, its organizations and scopes. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Account']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listTombstones: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of tombstones. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TombstonePage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getHealth: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The service is up. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Health']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getReadiness: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Ready or degraded. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Readiness']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      /** @description Unavailable; the body says which component. */
+      503: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Readiness']
+        }
+      }
+      default: components['responses']['Error']
+    }
+  }
+  listModels: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of models (without embedded lists). */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getModel: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id. */
+        model_id: components['parameters']['ModelId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The model. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Model']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelInputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id, or `any` to search across all models in the organization. */
+        model_id: components['parameters']['ModelIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model inputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelInputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelOutputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id, or `any` to search across all models in the organization. */
+        model_id: components['parameters']['ModelIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model outputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelOutputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelExamples: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id, or `any` to search across all models in the organization. */
+        model_id: components['parameters']['ModelIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model examples. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelExamplePage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelPricing: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id, or `any` to search across all models in the organization. */
+        model_id: components['parameters']['ModelIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model pricing rules. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelPricingPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelFaqEntries: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id, or `any` to search across all models in the organization. */
+        model_id: components['parameters']['ModelIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model FAQ entries. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelFaqEntryPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelRelatedLinks: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id, or `any` to search across all models in the organization. */
+        model_id: components['parameters']['ModelIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of related-model links. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelRelatedLinkPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getModelStats: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model id. */
+        model_id: components['parameters']['ModelId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Run statistics. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelStats']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelCreators: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model creators. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelCreatorPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getModelCreator: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model creator id. */
+        id: components['parameters']['ModelCreatorId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The model creator. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelCreator']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelFamilies: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model families. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelFamilyPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getModelFamily: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The model family id. */
+        id: components['parameters']['ModelFamilyId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The model family. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelFamily']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  dispatchModelRun: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /** @description Assumed: the same key with the same body returns the first result (200) instead of doing the work again; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are kept at least 24 hours per organization. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        /** @description The provider part of provider/model. */
+        provider: components['parameters']['Provider']
+        /** @description The model part of provider/model. */
+        model: components['parameters']['ModelName']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunDispatch']
+      }
+    }
+    responses: {
+      /** @description Idempotent replay: the run first created with this Idempotency-Key and body. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      /** @description The run was created (status queued). */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      402: components['responses']['PaymentRequired']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
   }
   listRuns: {
     parameters: {
       query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
         q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
         limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
       }
       header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
       }
       path?: never
@@ -142,57 +5439,4325 @@ export interface operations {
       /** @description A page of runs. */
       200: {
         headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': {
-            items: components['schemas']['Run'][]
-            first: string | null
-            next: string | null
-            previous: string | null
-          }
+          'application/json': components['schemas']['RunPage']
         }
       }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
   }
-  dispatchModelRun: {
+  getRun: {
     parameters: {
       query?: never
       header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
-        'Idempotency-Key'?: string
       }
       path: {
-        provider: string
-        model: string
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
       }
       cookie?: never
     }
-    requestBody: {
-      content: {
-        'application/json': {
-          input: {
-            [key: string]: unknown
-          }
-          callback_url?: string
-          metadata?: {
-            [key: string]: unknown
-          }
-        }
-      }
-    }
+    requestBody?: never
     responses: {
-      /** @description The run was created. */
-      201: {
+      /** @description The run. */
+      200: {
         headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
           [name: string]: unknown
         }
         content: {
           'application/json': components['schemas']['Run']
         }
       }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
+    }
+  }
+  updateRun: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunUpdate']
+      }
+    }
+    responses: {
+      /** @description The updated run. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRunLogs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of log lines. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunLogPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listNodeRuns: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of node runs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['NodeRunPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  cancelRun: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The canceled run. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  rerunRun: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /** @description Assumed: the same key with the same body returns the first result (200) instead of doing the work again; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are kept at least 24 hours per organization. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['RunRerun']
+      }
+    }
+    responses: {
+      /** @description Idempotent replay: the run first created with this Idempotency-Key. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      /** @description The new run. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      402: components['responses']['PaymentRequired']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRunCallbackDeliveries: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The run's callback deliveries, each with its attempts. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunCallbackDelivery'][]
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  redeliverRunCallback: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The run id. */
+        run_id: components['parameters']['RunId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The redelivery was queued. */
+      202: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunCallbackDelivery']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRunTargetTypes: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of run target types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getRunTargetType: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the run target types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRunSources: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of run sources. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getRunSource: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the run sources. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRunLogLevels: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of run log levels. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunLogLevelPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getRunLogLevel: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the run log levels. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunLogLevel']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRunStatuses: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of run statuses. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunStatusPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getRunStatus: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the run statuses. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunStatus']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listAssets: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of assets. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getAsset: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The asset id. */
+        asset_id: components['parameters']['AssetId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The asset. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Asset']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  deleteAsset: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The asset id. */
+        asset_id: components['parameters']['AssetId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The asset was deleted. */
+      204: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  updateAsset: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The asset id. */
+        asset_id: components['parameters']['AssetId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssetUpdate']
+      }
+    }
+    responses: {
+      /** @description The updated asset. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Asset']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listAssetFolders: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of folders. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetFolderPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createAssetFolder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssetFolderCreate']
+      }
+    }
+    responses: {
+      /** @description The created folder. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetFolder']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getAssetFolder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The asset folder id. */
+        id: components['parameters']['AssetFolderId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The folder. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetFolder']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  deleteAssetFolder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The asset folder id. */
+        id: components['parameters']['AssetFolderId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The soft-deleted folder. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetFolder']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  updateAssetFolder: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The asset folder id. */
+        id: components['parameters']['AssetFolderId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssetFolderUpdate']
+      }
+    }
+    responses: {
+      /** @description The updated folder. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetFolder']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createAssetUpload: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssetUploadCreate']
+      }
+    }
+    responses: {
+      /** @description Duplicate: an asset with this sha256 exists; no bytes need sending. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetUpload']
+        }
+      }
+      /** @description The upload was started; PUT each part to its URL. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetUpload']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getAssetUpload: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The upload id. */
+        upload_id: components['parameters']['UploadId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The upload. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetUpload']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  refreshAssetUploadParts: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The upload id. */
+        upload_id: components['parameters']['UploadId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssetUploadPartsRequest']
+      }
+    }
+    responses: {
+      /** @description The upload with fresh URLs for the named parts. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AssetUpload']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  confirmAssetUpload: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The upload id. */
+        upload_id: components['parameters']['UploadId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AssetUploadConfirmation']
+      }
+    }
+    responses: {
+      /** @description The upload was already confirmed; its asset. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Asset']
+        }
+      }
+      /** @description The asset was created. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Asset']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listBatches: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of batches. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BatchPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createBatch: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /** @description Assumed: the same key with the same body returns the first result (200) instead of doing the work again; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are kept at least 24 hours per organization. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchCreate']
+      }
+    }
+    responses: {
+      /** @description Idempotent replay: the batch first created with this key and body. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Batch']
+        }
+      }
+      /** @description The batch was created. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Batch']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      402: components['responses']['PaymentRequired']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getBatch: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The batch id. */
+        batch_id: components['parameters']['BatchId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The batch. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Batch']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  cancelBatch: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The batch id. */
+        batch_id: components['parameters']['BatchId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The batch. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Batch']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listBatchCallbackDeliveries: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The batch id. */
+        batch_id: components['parameters']['BatchId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The batch's callback deliveries, each with its attempts. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BatchCallbackDelivery'][]
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listEvaluations: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of evaluations. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['EvaluationPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createEvaluation: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EvaluationCreate']
+      }
+    }
+    responses: {
+      /** @description The evaluation was accepted (status pending). */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Evaluation']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      402: components['responses']['PaymentRequired']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listEvaluationStatuses: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of evaluation statuses. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['EvaluationStatusPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getEvaluationStatus: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the evaluation statuses. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['EvaluationStatus']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getEvaluation: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The evaluation id. */
+        evaluation_id: components['parameters']['EvaluationId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The evaluation. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Evaluation']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  setEvaluationFeedback: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The evaluation id. */
+        evaluation_id: components['parameters']['EvaluationId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FeedbackPatch']
+      }
+    }
+    responses: {
+      /** @description The evaluation with the feedback applied. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Evaluation']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      default: components['responses']['Error']
+    }
+  }
+  listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of webhooks. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createWebhook: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookCreate']
+      }
+    }
+    responses: {
+      /** @description The created webhook. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Webhook']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listWebhookEventTypes: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of webhook event types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookEventTypePage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getWebhookEventType: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the webhook event types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookEventType']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getWebhook: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id. */
+        id: components['parameters']['WebhookId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The webhook. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Webhook']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  deleteWebhook: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id. */
+        id: components['parameters']['WebhookId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The webhook was deleted. */
+      204: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  updateWebhook: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id. */
+        id: components['parameters']['WebhookId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookUpdate']
+      }
+    }
+    responses: {
+      /** @description The updated webhook. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Webhook']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id, or `any` to search across all webhooks in the organization. */
+        webhook_id: components['parameters']['WebhookIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of deliveries. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getWebhookDelivery: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id, or `any` to search across all webhooks in the organization. */
+        webhook_id: components['parameters']['WebhookIdOrAny']
+        /** @description The webhook delivery id. */
+        id: components['parameters']['WebhookDeliveryId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The delivery. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookDelivery']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listWebhookDeliveryAttempts: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id, or `any` to search across all webhooks in the organization. */
+        webhook_id: components['parameters']['WebhookIdOrAny']
+        /** @description The delivery id. */
+        delivery_id: components['parameters']['DeliveryId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of attempts. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryAttemptPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getWebhookDeliveryAttempt: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The webhook id, or `any` to search across all webhooks in the organization. */
+        webhook_id: components['parameters']['WebhookIdOrAny']
+        /** @description The delivery id. */
+        delivery_id: components['parameters']['DeliveryId']
+        /** @description The delivery attempt id. */
+        id: components['parameters']['DeliveryAttemptId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The attempt. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryAttempt']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createCallbackSecret: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallbackSecretCreate']
+      }
+    }
+    responses: {
+      /** @description The created secret, with plain_secret. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['CallbackSecretCreated']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlows: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+        /**
+         * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
+         * @example nodes,inputs,outputs
+         */
+        include?: components['parameters']['FlowInclude']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of flows. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createFlow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FlowCreate']
+      }
+    }
+    responses: {
+      /** @description The created flow. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Flow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  lookupFlow: {
+    parameters: {
+      query: {
+        /** @description The owning organization id. */
+        owner: string
+        slug: string
+        /**
+         * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
+         * @example nodes,inputs,outputs
+         */
+        include?: components['parameters']['FlowInclude']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The flow. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Flow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowSummaries: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of flow summaries. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowSummaryPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getFlow: {
+    parameters: {
+      query?: {
+        /**
+         * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
+         * @example nodes,inputs,outputs
+         */
+        include?: components['parameters']['FlowInclude']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id. */
+        flow_id: components['parameters']['FlowId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The flow. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Flow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  deleteFlow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id. */
+        flow_id: components['parameters']['FlowId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The flow was deleted. */
+      204: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  updateFlow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id. */
+        flow_id: components['parameters']['FlowId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FlowUpdate']
+      }
+    }
+    responses: {
+      /** @description The updated flow. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Flow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  replaceFlowGraph: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id. */
+        flow_id: components['parameters']['FlowId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FlowGraph']
+      }
+    }
+    responses: {
+      /** @description The flow with its new graph. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Flow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowInputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id, or `any` to search across all flows in the organization. */
+        flow_id: components['parameters']['FlowIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of flow inputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowInputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowOutputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id, or `any` to search across all flows in the organization. */
+        flow_id: components['parameters']['FlowIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of flow outputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowOutputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowNodes: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id, or `any` to search across all flows in the organization. */
+        flow_id: components['parameters']['FlowIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of flow nodes. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowNodePage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowNodeInputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id, or `any` to search across all flows in the organization. */
+        flow_id: components['parameters']['FlowIdOrAny']
+        /** @description The flow node id. */
+        node_id: components['parameters']['NodeId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of node inputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowNodeInputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowNodeOutputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id, or `any` to search across all flows in the organization. */
+        flow_id: components['parameters']['FlowIdOrAny']
+        /** @description The flow node id. */
+        node_id: components['parameters']['NodeId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of node outputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowNodeOutputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowRuns: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow id, or `any` to search across all flows in the organization. */
+        flow_id: components['parameters']['FlowIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of runs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RunPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  dispatchFlowRun: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /** @description Assumed: the same key with the same body returns the first result (200) instead of doing the work again; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are kept at least 24 hours per organization. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        /** @description The flow id. */
+        flow_id: components['parameters']['FlowId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunDispatch']
+      }
+    }
+    responses: {
+      /** @description Idempotent replay. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      /** @description The run was created (status queued). */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      402: components['responses']['PaymentRequired']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listFlowTemplates: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+        /**
+         * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
+         * @example nodes,inputs,outputs
+         */
+        include?: components['parameters']['FlowInclude']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of flow templates. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['FlowPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getFlowTemplate: {
+    parameters: {
+      query?: {
+        /**
+         * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
+         * @example nodes,inputs,outputs
+         */
+        include?: components['parameters']['FlowInclude']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The flow template id. */
+        id: components['parameters']['FlowTemplateId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The flow template. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Flow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listWorkflows: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of workflows. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WorkflowPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  createWorkflow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WorkflowCreate']
+      }
+    }
+    responses: {
+      /** @description The created workflow. */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Workflow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  lookupWorkflow: {
+    parameters: {
+      query: {
+        slug: string
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The workflow. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Workflow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getWorkflow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The workflow id. */
+        comfyui_workflow_id: components['parameters']['WorkflowId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The workflow. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Workflow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  deleteWorkflow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The workflow id. */
+        comfyui_workflow_id: components['parameters']['WorkflowId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The workflow was deleted. */
+      204: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  updateWorkflow: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The workflow id. */
+        comfyui_workflow_id: components['parameters']['WorkflowId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WorkflowUpdate']
+      }
+    }
+    responses: {
+      /** @description The updated workflow. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Workflow']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listWorkflowInputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The workflow id, or `any` to search across all workflows in the organization. */
+        comfyui_workflow_id: components['parameters']['WorkflowIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of workflow inputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WorkflowInputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listWorkflowOutputs: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The workflow id, or `any` to search across all workflows in the organization. */
+        comfyui_workflow_id: components['parameters']['WorkflowIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of workflow outputs. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['WorkflowOutputPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  dispatchWorkflowRun: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /** @description Assumed: the same key with the same body returns the first result (200) instead of doing the work again; the same key with a different body answers 409 IDEMPOTENCY_KEY_REUSED. Keys are kept at least 24 hours per organization. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        /** @description The workflow id. */
+        comfyui_workflow_id: components['parameters']['WorkflowId']
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunDispatch']
+      }
+    }
+    responses: {
+      /** @description Idempotent replay. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      /** @description The run was created (status queued). */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Run']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      402: components['responses']['PaymentRequired']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      409: components['responses']['Conflict']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listBuiltinNodes: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of built-in nodes. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BuiltinNodePage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getBuiltinNode: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The built-in node. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BuiltinNode']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listSolutions: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of solutions. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['SolutionPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listSolutionSections: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of solution sections. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getSolutionSection: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the solution sections. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getSolution: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The solution id. */
+        id: components['parameters']['SolutionId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The solution. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Solution']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listSolutionModels: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The solution id, or `any` to search across all solutions in the organization. */
+        solution_id: components['parameters']['SolutionIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model-solution links. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelSolutionLinkPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getSolutionModel: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The solution id, or `any` to search across all solutions in the organization. */
+        solution_id: components['parameters']['SolutionIdOrAny']
+        /** @description The model-solution link id. */
+        id: components['parameters']['ModelSolutionLinkId']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The link. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ModelSolutionLink']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listSolutionFlows: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The solution id, or `any` to search across all solutions in the organization. */
+        solution_id: components['parameters']['SolutionIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of solution-flow links. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['SolutionFlowLinkPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listSolutionWorkflows: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The solution id, or `any` to search across all solutions in the organization. */
+        solution_id: components['parameters']['SolutionIdOrAny']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of solution-workflow links. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['SolutionWorkflowLinkPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listPricingDimensions: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of pricing dimensions. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getPricingDimension: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the pricing dimensions. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listModelTypes: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of model types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getModelType: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the model types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listRuleEffects: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of rule effects. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getRuleEffect: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the rule effects. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listUnits: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of units. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getUnit: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the units. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listVariableBehaviors: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of variable behaviors. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getVariableBehavior: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the variable behaviors. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listVariableTypes: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of variable types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getVariableType: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the variable types. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  listValidators: {
+    parameters: {
+      query?: {
+        /** @description Assumed: filter grammar: clauses joined by ` and `; a clause is `field op value` with op one of = != > >= < <= ~ (~ is case-insensitive contains); `=` with a|b|c means any of; values may be double-quoted (with \" escapes) to hold spaces; `null` means is-null. Example: status_code=succeeded|failed and created_at>=2026-01-01T00:00:00+00:00 and name~"red fox" */
+        q?: components['parameters']['q']
+        /** @description Assumed: null or absent means 50. (Page size; the range 1 to 500 is from the spec.) */
+        limit?: components['parameters']['limit']
+        /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
+        sort_by?: components['parameters']['sort_by']
+        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        fields?: components['parameters']['fields']
+        /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
+        pq?: components['parameters']['pq']
+        /** @description Backward pagination flag: page backwards from the `pq` cursor. */
+        from_prev?: components['parameters']['from_prev']
+      }
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of validators. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecordPage']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  getValidator: {
+    parameters: {
+      query?: never
+      header?: {
+        /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
+        'X-Organization-Id'?: components['parameters']['OrganizationId']
+      }
+      path: {
+        /** @description The code (primary key) of a reference record. */
+        code: components['parameters']['Code']
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description One of the validators. */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['ServiceRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ReferenceRecord']
+        }
+      }
+      400: components['responses']['BadRequest']
+      401: components['responses']['Unauthorized']
+      403: components['responses']['Forbidden']
+      404: components['responses']['NotFound']
+      422: components['responses']['UnprocessableEntity']
+      429: components['responses']['TooManyRequests']
+      503: components['responses']['ServiceUnavailable']
+      default: components['responses']['Error']
+    }
+  }
+  runCompletedEvent: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description Lowercase hexadecimal HMAC-SHA256 of the raw request body, keyed with the callback or webhook secret. */
+        'Service-Signature': components['parameters']['ServiceSignature']
+        /** @description For log correlation; joins against the delivery history. */
+        'Service-Request-Id': components['parameters']['ServiceRequestIdHeader']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunCallbackPayload']
+      }
+    }
+    responses: {
+      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  runFailedEvent: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description Lowercase hexadecimal HMAC-SHA256 of the raw request body, keyed with the callback or webhook secret. */
+        'Service-Signature': components['parameters']['ServiceSignature']
+        /** @description For log correlation; joins against the delivery history. */
+        'Service-Request-Id': components['parameters']['ServiceRequestIdHeader']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunCallbackPayload']
+      }
+    }
+    responses: {
+      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  runCancelledEvent: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description Lowercase hexadecimal HMAC-SHA256 of the raw request body, keyed with the callback or webhook secret. */
+        'Service-Signature': components['parameters']['ServiceSignature']
+        /** @description For log correlation; joins against the delivery history. */
+        'Service-Request-Id': components['parameters']['ServiceRequestIdHeader']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunCallbackPayload']
+      }
+    }
+    responses: {
+      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  runPartialSucceededEvent: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description Lowercase hexadecimal HMAC-SHA256 of the raw request body, keyed with the callback or webhook secret. */
+        'Service-Signature': components['parameters']['ServiceSignature']
+        /** @description For log correlation; joins against the delivery history. */
+        'Service-Request-Id': components['parameters']['ServiceRequestIdHeader']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchCallbackPayload']
+      }
+    }
+    responses: {
+      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  batchSucceededEvent: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description Lowercase hexadecimal HMAC-SHA256 of the raw request body, keyed with the callback or webhook secret. */
+        'Service-Signature': components['parameters']['ServiceSignature']
+        /** @description For log correlation; joins against the delivery history. */
+        'Service-Request-Id': components['parameters']['ServiceRequestIdHeader']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchCallbackPayload']
+      }
+    }
+    responses: {
+      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and batch id. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
     }
   }
 }
