@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander'
 import { defaultHome } from '../app/paths'
 import { APP_VERSION } from '../app/version'
+import { registerSandbox } from './commands/sandbox'
 import { registerVersion } from './commands/version'
 import { EXIT, type ExitCode } from './exit-codes'
 import type { CliIo, GlobalOptions } from './io'
@@ -57,6 +58,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
       throw error
     })
   registerVersion(program, context)
+  registerSandbox(program, context)
   return program
 }
 

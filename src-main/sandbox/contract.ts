@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+
+/** `resources/` sits two levels above both `src-main/sandbox` and the bundled `out/main`. */
+export const CONTRACT_PATH = join(import.meta.dirname, '..', '..', 'resources', 'openapi.yaml')
+
+type Json = Record<string, unknown>
+
+export interface OperationInfo {
+  operationId: string
+  method: string
+  path: string
+  requiredScope: string | undefined
+}
+
+export interface Contract {
+  document: Json
+  operations: OperationInfo[]
+  /** Top-level scalar fields of a schema: what `q`, `sort_by` and `fields` may name. */
+  scalarFields: (schemaName: string) => ReadonlySet<string>
+  /** The document as the router needs it: request schemas kept, response schemas dropped. */
+  forRouter: () => Json
+}
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function loadContract(path = CONTRACT_PATH): Contract {
+  const document = parse(readFileSync(path, 'utf8')) as Json
+  const paths = document.paths as Record<string, Json>
+  const schemas = (document.components as { schemas: Record<string, Json> }).schemas
+
+  const operations: OperationInfo[] = []
+  for (const [route, item] of Object.entries(paths)) {
+    for (const method of METHODS) {
+      const operation = item[method]
+      if (!isObject(operation)) continue
+      operations.push({
+        operationId: String(operation.operationId),
+        method: method.toUpperCase(),
+        path: route,
+        requiredScope:
+          typeof operation['x-required-scope'] === 'string'
+            ? operation['x-required-scope']
+            : undefined,
+      })
+    }
+  }
+
+  const resolve = (schema: Json): Json => {
+    const ref = schema.$ref
+    if (typeof ref !== 'string') return schema
+    const target = schemas[ref.replace('#/components/schemas/', '')]
+    if (!target) throw new Error(`The contract has a dangling reference ${ref}.`)
+    return resolve(target)
+  }
+
+  const isScalar = (schema: Json): boolean => {
+    const resolved = resolve(schema)
+    if (Array.isArray(resolved.oneOf) || Array.isArray(resolved.anyOf)) {
+      const options = (resolved.oneOf ?? resolved.anyOf) as Json[]
+      return options.every(isScalar)
+    }
+    const types = ([] as unknown[]).concat(resolved.type ?? [])
+    return (
+      types.length > 0 &&
+      types.every((t) => ['string', 'number', 'integer', 'boolean', 'null'].includes(String(t)))
+    )
+  }
+
+  const collect = (schema: Json, into: Set<string>): void => {
+    const resolved = resolve(schema)
+    for (const part of (resolved.allOf as Json[] | undefined) ?? []) collect(part, into)
+    for (const [name, property] of Object.entries(
+      (resolved.properties as Json | undefined) ?? {},
+    )) {
+      if (isObject(property) && isScalar(property)) into.add(name)
+    }
+  }
+
+  const fieldCache = new Map<string, ReadonlySet<string>>()
+  const scalarFields = (schemaName: string): ReadonlySet<string> => {
+    let fields = fieldCache.get(schemaName)
+    if (!fields) {
+      const schema = schemas[schemaName]
+      if (!schema) throw new Error(`The contract has no schema ${schemaName}.`)
+      const set = new Set<string>()
+      collect(schema, set)
+      fields = set
+      fieldCache.set(schemaName, fields)
+    }
+    return fields
+  }
+
+  const forRouter = (): Json => {
+    const copy = structuredClone(document)
+    for (const item of Object.values(copy.paths as Record<string, Json>)) {
+      for (const method of METHODS) {
+        const operation = item[method]
+        if (!isObject(operation)) continue
+        // Responses are checked by the contract tests, not serialized through the schemas:
+        // a `fields` projection legitimately leaves out required properties.
+        const responses: Json = {}
+        for (const code of Object.keys((operation.responses as Json | undefined) ?? {})) {
+          responses[code] = { description: 'see resources/openapi.yaml' }
+        }
+        operation.responses = responses
+        delete operation.callbacks
+      }
+    }
+    delete copy.webhooks
+    return copy
+  }
+
+  return { document, operations, scalarFields, forRouter }
+}

@@ -1,0 +1,347 @@
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify'
+import openapiGlue from 'fastify-openapi-glue'
+import addFormats from 'ajv-formats'
+import { Readable } from 'node:stream'
+import { z } from 'zod'
+import { uuidv7 } from './clock'
+import type { AuthContext } from './accounts'
+import { parseCredits } from './accounts'
+import { SandboxError, type FieldProblem } from './errors'
+import { faultRulesSchema, type FaultRule } from './faults'
+import { ListError } from './list'
+import { ResponseChecker } from './response-check'
+import type { Handler, Handlers, OperationId } from './handlers/types'
+import type { SandboxArea, SandboxServices } from './services'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext
+  }
+  interface FastifyContextConfig {
+    operationId?: string
+    openapiPath?: string
+    requiredScope?: string
+    successStatus?: number
+  }
+}
+
+interface AjvError {
+  instancePath?: string
+  keyword: string
+  message?: string
+  params?: Record<string, unknown>
+}
+
+function describeValidation(errors: AjvError[], context: string | undefined): FieldProblem[] {
+  return errors.map((error) => {
+    const base = (error.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.')
+    const missing = error.params?.missingProperty
+    const extra = error.params?.additionalProperty
+    const field = [
+      context === 'body' ? '' : context,
+      base,
+      typeof missing === 'string' ? missing : '',
+      typeof extra === 'string' ? extra : '',
+    ]
+      .filter(Boolean)
+      .join('.')
+    const message =
+      typeof extra === 'string'
+        ? `${field} is not a known field.`
+        : `${field || 'the request'} ${error.message ?? 'is not valid'}.`
+    return { field: field || '(request)', code: error.keyword, message }
+  })
+}
+
+function envelope(reply: FastifyReply, error: SandboxError | ListError): FastifyReply {
+  if (error instanceof SandboxError) reply.headers(error.headers)
+  return reply
+    .code(error.status)
+    .type('application/json')
+    .send({ code: error.code, message: error.message, errors: error.errors })
+}
+
+function successStatusOf(responses: Record<string, unknown> | undefined): number {
+  const codes = Object.keys(responses ?? {})
+  for (const code of ['201', '200', '202', '204']) if (codes.includes(code)) return Number(code)
+  return 200
+}
+
+/** Drops the connection as a flaky network would: no answer at all. */
+function resetConnection(request: FastifyRequest, reply: FastifyReply): void {
+  reply.hijack()
+  request.raw.socket.destroy()
+}
+
+export async function buildServer(
+  services: SandboxServices,
+  areas: readonly SandboxArea[],
+): Promise<FastifyInstance> {
+  const handlers: Handlers = {}
+  for (const area of areas) Object.assign(handlers, area.handlers)
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 16 * 1024 * 1024,
+    genReqId: () => uuidv7(services.clock()),
+    return503OnClosing: true,
+    ajv: {
+      customOptions: {
+        strict: false,
+        allErrors: true,
+        coerceTypes: 'array',
+        removeAdditional: false,
+        useDefaults: true,
+      },
+      // ajv-formats' option type is narrower than Fastify's plugin slot; it takes no options here.
+      plugins: [addFormats as never],
+    },
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Service-Request-Id', request.id)
+    const config = request.routeOptions.config
+    const rule = services.faults.pick({
+      operationId: config.operationId,
+      method: request.method,
+      path: request.url.split('?')[0] ?? '',
+    })
+    if (rule) {
+      ;(request as { fault?: FaultRule }).fault = rule
+      if (rule.latencyMs) await new Promise((resolve) => setTimeout(resolve, rule.latencyMs))
+      if (rule.reset === 'before') {
+        resetConnection(request, reply)
+        return reply
+      }
+      if (rule.status) {
+        const headers: Record<string, string> =
+          rule.retryAfterSeconds === undefined
+            ? {}
+            : { 'Retry-After': String(rule.retryAfterSeconds) }
+        const code = rule.status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE'
+        return envelope(
+          reply,
+          new SandboxError(rule.status, code, `Injected fault: ${rule.status}.`, null, headers),
+        )
+      }
+    }
+    if (config.operationId) {
+      request.auth = services.accounts.authenticate(request.headers)
+      if (config.requiredScope && !request.auth.scopes.has(config.requiredScope)) {
+        throw new SandboxError(
+          403,
+          'PERMISSION_DENIED',
+          `This key lacks the scope ${config.requiredScope} that this operation needs.`,
+        )
+      }
+    }
+    return undefined
+  })
+
+  const checker = services.config.checkResponses ? new ResponseChecker(services.contract) : null
+  app.addHook('onSend', async (request, reply, payload) => {
+    const { openapiPath } = request.routeOptions.config
+    const projected =
+      typeof (request.query as { fields?: unknown } | undefined)?.fields === 'string'
+    if (checker && openapiPath && typeof payload === 'string' && !projected) {
+      const problems = checker.check(
+        openapiPath,
+        request.method,
+        reply.statusCode,
+        JSON.parse(payload) as unknown,
+      )
+      if (problems.length > 0) {
+        const message = `The sandbox answered ${request.method} ${openapiPath} (${reply.statusCode}) with a body that breaks the contract: ${problems.join('; ')}`
+        console.error(message)
+        reply.code(500)
+        return JSON.stringify({ code: 'CONTRACT_VIOLATION', message, errors: null })
+      }
+    }
+    const rule = (request as { fault?: FaultRule }).fault
+    if (rule?.reset === 'after') {
+      resetConnection(request, reply)
+      return payload
+    }
+    if (rule?.truncate && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      // Promise the whole body, send half, then fail the stream: the connection drops mid-body.
+      const bytes = Buffer.from(payload)
+      reply.header('content-length', bytes.length)
+      const half = bytes.subarray(0, Math.floor(bytes.length / 2))
+      let pushed = false
+      return new Readable({
+        read() {
+          if (pushed) return
+          pushed = true
+          this.push(half)
+          setTimeout(() => {
+            this.destroy(new Error('truncated on purpose by a fault rule'))
+          }, 20)
+        },
+      })
+    }
+    return payload
+  })
+
+  app.setErrorHandler((error: unknown, _request, reply) => {
+    if (error instanceof SandboxError || error instanceof ListError) return envelope(reply, error)
+    const fastifyError = error as {
+      validation?: AjvError[]
+      validationContext?: string
+      statusCode?: number
+      code?: string
+      message?: string
+    }
+    if (fastifyError.validation) {
+      const problems = describeValidation(fastifyError.validation, fastifyError.validationContext)
+      return envelope(
+        reply,
+        new SandboxError(
+          422,
+          'VALIDATION_FAILED',
+          `The request is not valid: ${problems.map((p) => p.message).join(' ')}`,
+          problems,
+        ),
+      )
+    }
+    const status = fastifyError.statusCode ?? 500
+    if (status >= 400 && status < 500) {
+      const code =
+        status === 413
+          ? 'PAYLOAD_TOO_LARGE'
+          : status === 415
+            ? 'UNSUPPORTED_MEDIA_TYPE'
+            : 'BAD_REQUEST'
+      return envelope(
+        reply,
+        new SandboxError(status, code, fastifyError.message ?? 'The request is not valid.'),
+      )
+    }
+    console.error('sandbox: unexpected error', error)
+    return envelope(
+      reply,
+      new SandboxError(500, 'INTERNAL', 'The sandbox hit an unexpected problem; try again.'),
+    )
+  })
+
+  app.setNotFoundHandler((request, reply) =>
+    envelope(
+      reply,
+      new SandboxError(
+        404,
+        'NOT_FOUND',
+        `There is no ${request.method} ${request.url.split('?')[0] ?? ''} in this service.`,
+      ),
+    ),
+  )
+
+  const document = services.contract.forRouter()
+  const original = services.contract.document.paths as Record<
+    string,
+    Record<string, { responses?: Record<string, unknown> }>
+  >
+  await app.register(openapiGlue, {
+    specification: document,
+    operationResolver: (operationId: string, method: string, path: string) => {
+      const info = services.contract.operations.find((op) => op.operationId === operationId)
+      const handler = handlers[operationId as OperationId] as Handler<OperationId> | undefined
+      // The plugin fills in method, url and schema; its type asks for whole route options.
+      const route = {
+        config: {
+          operationId,
+          openapiPath: path,
+          requiredScope: info?.requiredScope,
+          successStatus: successStatusOf(original[path]?.[method.toLowerCase()]?.responses),
+        },
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          if (!handler) {
+            throw new SandboxError(
+              501,
+              'NOT_IMPLEMENTED',
+              `The sandbox does not implement ${operationId} yet.`,
+            )
+          }
+          let status = request.routeOptions.config.successStatus ?? 200
+          const auth = request.auth
+          if (!auth) throw new SandboxError(401, 'UNAUTHORIZED', 'No credentials were sent.')
+          const body = await handler({
+            params: request.params as never,
+            query: request.query as never,
+            body: request.body as never,
+            headers: request.headers,
+            auth,
+            sandbox: services,
+            status: (code) => {
+              status = code
+            },
+            request,
+            reply,
+          })
+          if (status === 204) return reply.code(204).send()
+          return reply.code(status).send(body)
+        },
+      }
+      return route as unknown as RouteOptions
+    },
+  })
+
+  registerAdminRoutes(app, services)
+  for (const area of areas) area.routes?.(app)
+  return app
+}
+
+const balanceSchema = z.strictObject({
+  org_id: z.uuid().optional(),
+  balance: z.string().regex(/^\d+(\.\d{1,6})?$/),
+})
+
+/** Sandbox-only controls, outside the contract, for the admin key: faults and balances. */
+function registerAdminRoutes(app: FastifyInstance, services: SandboxServices): void {
+  const admin = (request: FastifyRequest): AuthContext => {
+    const auth = services.accounts.authenticate(request.headers)
+    if (!auth.scopes.has('sandbox:admin')) {
+      throw new SandboxError(403, 'PERMISSION_DENIED', 'Only the admin key controls the sandbox.')
+    }
+    return auth
+  }
+  const parse = <T>(schema: z.ZodType<T>, value: unknown): T => {
+    const result = schema.safeParse(value)
+    if (!result.success) {
+      const problems = result.error.issues.map((issue) => ({
+        field: issue.path.map(String).join('.') || '(body)',
+        code: issue.code,
+        message: issue.message,
+      }))
+      throw new SandboxError(422, 'VALIDATION_FAILED', 'The request is not valid.', problems)
+    }
+    return result.data
+  }
+
+  app.get('/_sandbox/faults', (request) => {
+    admin(request)
+    return { rules: services.faults.list() }
+  })
+  app.put('/_sandbox/faults', (request) => {
+    admin(request)
+    const { rules } = parse(z.strictObject({ rules: faultRulesSchema }), request.body)
+    services.faults.set(rules)
+    return { rules: services.faults.list() }
+  })
+  app.delete('/_sandbox/faults', (request, reply) => {
+    admin(request)
+    services.faults.set([])
+    return reply.code(204).send()
+  })
+  app.put('/_sandbox/balance', (request) => {
+    const auth = admin(request)
+    const body = parse(balanceSchema, request.body)
+    const orgId = body.org_id ?? auth.orgId
+    if (!auth.orgIds.includes(orgId))
+      throw new SandboxError(404, 'NOT_FOUND', 'No such organization.')
+    services.accounts.setBalance(orgId, parseCredits(body.balance))
+    return { org_id: orgId, balance: body.balance }
+  })
+}
