@@ -1,5 +1,7 @@
 // Electron lifecycle and wiring only: every service lives in its own folder and runs under Node in tests.
+import { join } from 'node:path'
 import { app, BrowserWindow, shell } from 'electron'
+import { startLocalSandbox, type Backend } from './app/backend'
 import { appUrl, createMainWindow } from './app/window'
 import { isSafeExternalUrl } from './app/policy'
 import { createHandlers } from './ipc'
@@ -16,10 +18,18 @@ if (!app.requestSingleInstanceLock()) {
     }
   })
 
-  void app.whenReady().then(() => {
+  let backend: Backend | null = null
+
+  void app.whenReady().then(async () => {
+    try {
+      backend = await startLocalSandbox(join(app.getPath('userData'), 'sandbox'))
+    } catch (error) {
+      console.error('The local sandbox could not start:', error)
+    }
     registerIpc(
       createHandlers({
         platform: process.platform,
+        backend: () => backend?.info ?? null,
         openExternal: async (url) => {
           if (isSafeExternalUrl(url)) await shell.openExternal(url)
         },
@@ -34,5 +44,9 @@ if (!app.requestSingleInstanceLock()) {
 
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()
+  })
+
+  app.on('will-quit', () => {
+    void backend?.close()
   })
 }

@@ -1,3 +1,4 @@
+import type { BackendInfo } from '../../src-shared/domain/app'
 import { APP_NAME, APP_VERSION } from '../app/version'
 import type { IpcHandlers } from './dispatch'
 
@@ -5,6 +6,8 @@ import type { IpcHandlers } from './dispatch'
 export interface HandlerDeps {
   openExternal: (url: string) => Promise<void>
   platform: string
+  /** The service in use, as the window may see it (null while it starts or when it failed). */
+  backend: () => BackendInfo | null
 }
 
 export function createHandlers(deps: HandlerDeps): IpcHandlers {
@@ -14,6 +17,7 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
       version: APP_VERSION,
       shell: context.shell,
       platform: deps.platform,
+      backend: deps.backend(),
     }),
     'app.openExternal': async ({ url }) => {
       await deps.openExternal(url)

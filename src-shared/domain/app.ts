@@ -1,3 +1,12 @@
+/** Which service the app talks to, as the window may see it: never a key. */
+export interface BackendInfo {
+  /** `sandbox`: the built-in local implementation, no account needed; `service`: a profile's service. */
+  kind: 'sandbox' | 'service'
+  /** What the user sees, e.g. "Local sandbox". */
+  label: string
+  url: string
+}
+
 /** What the shell shows about the running app. */
 export interface AppInfo {
   name: string
@@ -5,4 +14,6 @@ export interface AppInfo {
   /** `electron` in the desktop window, `web` in the browser mode. */
   shell: 'electron' | 'web'
   platform: string
+  /** Null while the backend is starting, or when it could not start (a notice says why). */
+  backend: BackendInfo | null
 }

@@ -1,7 +1,9 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
 import { chromiumAvailability, launchChromium } from '../helpers/chromium'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
 import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
@@ -12,23 +14,31 @@ const artifacts = join(import.meta.dirname, '..', '..', 'test-results', 'screens
 describe.runIf(available)('the app frame in Chromium', () => {
   let browser: Browser
   let renderer: ServedRenderer
+  let backend: Backend
+  let sandboxDir: string
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    renderer = await buildAndServeRenderer()
-    browser = await launchChromium()
+    sandboxDir = mkdtempSync(join(tmpdir(), 'atelier-e2e-sandbox-'))
+    ;[renderer, browser, backend] = await Promise.all([
+      buildAndServeRenderer(),
+      launchChromium(),
+      startLocalSandbox(sandboxDir),
+    ])
   }, 120_000)
 
   afterAll(async () => {
     await browser.close()
     await renderer.close()
+    await backend.close()
+    rmSync(sandboxDir, { recursive: true, force: true })
   })
 
   it('shows the five sections, each empty, and switches with clicks and shortcuts', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page)
+    await bridgeToMainProcess(page, () => backend.info)
     await page.goto(renderer.url)
 
     const nav = page.getByRole('navigation', { name: 'Sections' })
@@ -39,6 +49,9 @@ describe.runIf(available)('the app frame in Chromium', () => {
     expect(await page.getByRole('status').textContent()).toContain('No flows yet')
     // The version comes from the main-process handler, not from the bundle.
     expect(await nav.textContent()).toMatch(/Atelier \d+\.\d+\.\d+ · web/)
+    // With no profile the app runs on the local sandbox, and says so.
+    expect(await nav.locator('.backend-badge').textContent()).toBe('Local sandbox')
+    expect(await nav.locator('.backend-badge').getAttribute('title')).toContain(backend.info.url)
 
     await nav.getByRole('button', { name: 'Runs' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Runs')

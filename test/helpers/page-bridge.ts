@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import { createHandlers, dispatchIpc } from '../../src-main/ipc'
+import type { BackendInfo } from '../../src-shared/domain/app'
 import { IPC_CHANNELS } from '../../src-shared/ipc'
 
 /**
@@ -7,10 +8,14 @@ import { IPC_CHANNELS } from '../../src-shared/ipc'
  * this Node process, through the same `dispatchIpc` the Electron transport uses. Only the
  * Electron window itself is missing, which cannot run on this machine.
  */
-export async function bridgeToMainProcess(page: Page): Promise<{ opened: string[] }> {
+export async function bridgeToMainProcess(
+  page: Page,
+  backend: () => BackendInfo | null = () => null,
+): Promise<{ opened: string[] }> {
   const opened: string[] = []
   const handlers = createHandlers({
     platform: process.platform,
+    backend,
     openExternal: (url) => {
       opened.push(url)
       return Promise.resolve()

@@ -7,6 +7,7 @@ function recordingHandlers() {
   const opened: string[] = []
   const handlers = createHandlers({
     platform: 'linux',
+    backend: () => null,
     openExternal: (url) => {
       opened.push(url)
       return Promise.resolve()
@@ -87,7 +88,11 @@ describe('dispatchIpc', () => {
 
   it('passes a coded handler error through and hides an unexpected one', async () => {
     const failing = (error: Error): IpcHandlers => ({
-      ...createHandlers({ platform: 'linux', openExternal: () => Promise.reject(error) }),
+      ...createHandlers({
+        platform: 'linux',
+        backend: () => null,
+        openExternal: () => Promise.reject(error),
+      }),
     })
     const coded = await dispatchIpc(
       failing(new IpcHandlerError('NOT_FOUND', 'No such run.')),

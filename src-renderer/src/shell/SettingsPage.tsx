@@ -35,7 +35,9 @@ export function SettingsPage() {
       <section className="card">
         <h2>Profiles</h2>
         <p className="muted">
-          No profile yet. Atelier will use its built-in local sandbox until you add one.
+          {appInfo?.backend?.kind === 'sandbox'
+            ? `No profile yet: Atelier is using its built-in local sandbox at ${appInfo.backend.url}. Everything you do there stays on this computer and costs nothing.`
+            : 'No profile yet. Atelier uses its built-in local sandbox until you add one.'}
         </p>
       </section>
       <section className="card">

@@ -33,7 +33,20 @@ export function Sidebar() {
         ))}
       </ul>
       <div className="sidebar-footer">
-        {appInfo ? `Atelier ${appInfo.version} · ${appInfo.shell}` : 'Atelier'}
+        {appInfo?.backend ? (
+          <div
+            className={`backend-badge ${appInfo.backend.kind}`}
+            title={
+              appInfo.backend.kind === 'sandbox'
+                ? `Everything runs on this computer (${appInfo.backend.url}): no account, no cost. Add a profile in Settings to use the real service.`
+                : appInfo.backend.url
+            }
+          >
+            <span className="dot" aria-hidden="true" />
+            {appInfo.backend.label}
+          </div>
+        ) : null}
+        <div>{appInfo ? `Atelier ${appInfo.version} · ${appInfo.shell}` : 'Atelier'}</div>
       </div>
     </nav>
   )
