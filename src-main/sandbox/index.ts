@@ -48,6 +48,8 @@ export interface RunningSandbox {
   otherOrgId: string
   keys: SandboxKeys
   services: SandboxServices
+  /** The operationIds of the contract that have a handler. */
+  implemented: ReadonlySet<string>
   close: () => Promise<void>
 }
 
@@ -114,6 +116,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     otherOrgId: other.id,
     keys,
     services,
+    implemented: new Set(areas.flatMap((area) => Object.keys(area.handlers))),
     close: async () => {
       if (closed) return
       closed = true
