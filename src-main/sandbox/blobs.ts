@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs'
@@ -34,6 +35,21 @@ export class BlobStore {
       renameSync(partial, path)
     }
     return { sha256, size: bytes.length }
+  }
+
+  /**
+   * Takes in a file whose sha256 the caller computed while writing it (large uploads are hashed
+   * as they stream, never held in memory): it is moved into place, or dropped if already stored.
+   */
+  adopt(file: string, sha256: string): string {
+    const path = this.pathOf(sha256)
+    if (existsSync(path)) {
+      rmSync(file, { force: true })
+    } else {
+      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true })
+      renameSync(file, path)
+    }
+    return path
   }
 
   has(sha256: string): boolean {

@@ -116,6 +116,7 @@ export class RecordStore {
     orgId: string,
     change: (current: T) => T,
     what = 'The record',
+    options: { parentId?: string | null } = {},
   ): T {
     return this.transaction(() => {
       const current = this.require<T>(collection, id, orgId, what)
@@ -123,6 +124,12 @@ export class RecordStore {
       this.statement(
         `UPDATE records SET doc = ?, updated_at = ? WHERE collection = ? AND id = ? AND org_id = ?`,
       ).run(JSON.stringify(next), next.updated_at, collection, id, orgId)
+      // A move changes the parent that lists, counts and the `any` rule filter on.
+      if (options.parentId !== undefined) {
+        this.statement(
+          `UPDATE records SET parent_id = ? WHERE collection = ? AND id = ? AND org_id = ?`,
+        ).run(options.parentId, collection, id, orgId)
+      }
       return next
     })
   }

@@ -1,7 +1,14 @@
 import { resolve } from 'node:path'
 import { InvalidArgumentError, type Command } from 'commander'
 import { faultRulesSchema, type FaultRule } from '../../sandbox/faults'
+import type { HistorySeeder } from '../../sandbox/runs'
 import type { CommandContext } from '../program'
+
+/**
+ * What `--seed-runs` adds besides the runs: seeders of other areas (evaluations, assets) that
+ * write their own records about the seeded runs go here.
+ */
+const HISTORY_SEEDERS: readonly HistorySeeder[] = []
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -34,6 +41,7 @@ interface SandboxFlags {
   data?: string
   latencyMs: number
   faults?: FaultRule[]
+  seedRuns: number
 }
 
 export function registerSandbox(program: Command, context: CommandContext): void {
@@ -51,6 +59,12 @@ export function registerSandbox(program: Command, context: CommandContext): void
       300,
     )
     .option('--faults <json>', 'fault rules to start with (JSON array; see the README)', faultRules)
+    .option(
+      '--seed-runs <n>',
+      'fill the main organization with this many finished runs over the last 90 days',
+      integer('--seed-runs', 0, 1_000_000),
+      0,
+    )
     .action(async (flags: SandboxFlags) => {
       // Loaded here so that other commands do not pay for Fastify and sharp at start-up.
       const { startSandbox } = await import('../../sandbox')
@@ -60,6 +74,19 @@ export function registerSandbox(program: Command, context: CommandContext): void
         ...(flags.data ? { dataDir: resolve(flags.data) } : {}),
         ...(flags.faults ? { faults: flags.faults } : {}),
       })
+      if (flags.seedRuns > 0) {
+        // Seeded before the ready line, so that a script that waits for it sees the history.
+        const { seedHistory } = await import('../../sandbox/runs')
+        const summary = await seedHistory(
+          sandbox.services,
+          sandbox.orgId,
+          flags.seedRuns,
+          HISTORY_SEEDERS,
+        )
+        context.io.stderr(
+          `Seeded ${summary.runs} runs (${summary.node_runs} node runs, ${summary.logs} log lines) in ${(summary.elapsed_ms / 1000).toFixed(1)} s.\n`,
+        )
+      }
       // Signal handlers go in before the ready line, so a stop right after it is never missed.
       const stopped = new Promise<void>((done) => {
         const stop = () => {

@@ -42,3 +42,4 @@ export type {
   RunOptions,
 } from './types'
 export { imageSizeProblem, validateInput } from './validate'
+export { colourName, type Rgb } from './colour'

@@ -1,0 +1,172 @@
+import type {
+  WorkflowInput,
+  WorkflowInputCreate,
+  WorkflowOutput,
+  WorkflowOutputCreate,
+} from '../../../src-shared/api'
+import type { FieldProblem } from '../errors'
+import { isCatalogCode } from '../models'
+import type { StoredRecord } from './graph'
+
+export interface PortsContext {
+  workflowId: string
+  now: string
+  newId: () => string
+  /** The workflow's inputs and outputs before, by `input:<id>` / `output:<id>`. */
+  existing: ReadonlyMap<string, StoredRecord>
+  workflowJson: Record<string, unknown>
+}
+
+export interface BuiltPorts {
+  inputs: WorkflowInput[]
+  outputs: WorkflowOutput[]
+  problems: FieldProblem[]
+}
+
+/**
+ * The node ids of a workflow-engine graph, when its shape tells them: the API form keys each
+ * node by id (`{"3": {"class_type": …}}`), the editor form lists them (`{"nodes": [{"id": 3}]}`).
+ * Undefined for any other shape, whose node ids are then not checked.
+ */
+export function workflowNodeIds(json: Record<string, unknown>): Set<string> | undefined {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+  const nodes = json.nodes
+  if (Array.isArray(nodes)) {
+    if (!nodes.every((node) => isObject(node) && node.id !== undefined)) return undefined
+    return new Set(nodes.map((node) => String((node as { id: unknown }).id)))
+  }
+  const entries = Object.values(json)
+  if (entries.length > 0 && entries.every((node) => isObject(node) && 'class_type' in node)) {
+    return new Set(Object.keys(json))
+  }
+  return undefined
+}
+
+/** The records of a workflow's inputs and outputs, and everything wrong with them. */
+export function buildWorkflowPorts(
+  body: { inputs: readonly WorkflowInputCreate[]; outputs: readonly WorkflowOutputCreate[] },
+  context: PortsContext,
+): BuiltPorts {
+  const problems: FieldProblem[] = []
+  const problem = (field: string, code: string, message: string) => {
+    problems.push({ field, code, message })
+  }
+  const nodeIds = workflowNodeIds(context.workflowJson)
+  const seenIds = new Map<string, string>()
+
+  const stamp = <T extends object>(
+    key: string,
+    build: (createdAt: string, updatedAt: string) => T,
+  ): T => {
+    const before = context.existing.get(key)
+    if (!before) return build(context.now, context.now)
+    const kept = build(before.created_at, before.updated_at)
+    return JSON.stringify(kept) === JSON.stringify(before)
+      ? kept
+      : build(before.created_at, context.now)
+  }
+
+  const check = (
+    item: WorkflowInputCreate | WorkflowOutputCreate,
+    path: string,
+    names: Map<string, number>,
+    index: number,
+  ): string => {
+    const first = names.get(item.name)
+    if (first === undefined) names.set(item.name, index)
+    else {
+      problem(
+        `${path}.name`,
+        'duplicate',
+        `${path}.name ${JSON.stringify(item.name)} is already used at index ${first}; names must be unique, since runs pass values by name.`,
+      )
+    }
+    if (!isCatalogCode('variable-types', item.variable_type_code)) {
+      problem(
+        `${path}.variable_type_code`,
+        'unknown_code',
+        `${path}.variable_type_code ${JSON.stringify(item.variable_type_code)} is not a code of /v1/catalogs/variable-types.`,
+      )
+    }
+    if (item.validator_code !== undefined && !isCatalogCode('validators', item.validator_code)) {
+      problem(
+        `${path}.validator_code`,
+        'unknown_code',
+        `${path}.validator_code ${JSON.stringify(item.validator_code)} is not a code of /v1/catalogs/validators.`,
+      )
+    }
+    if (nodeIds && item.wfengine_node_id !== undefined && !nodeIds.has(item.wfengine_node_id)) {
+      problem(
+        `${path}.wfengine_node_id`,
+        'not_found',
+        `${path}.wfengine_node_id ${JSON.stringify(item.wfengine_node_id)} is not a node of workflow_json (its nodes: ${[...nodeIds].join(', ')}).`,
+      )
+    }
+    if (item.id === undefined) return context.newId()
+    const earlier = seenIds.get(item.id)
+    if (earlier) {
+      problem(
+        `${path}.id`,
+        'duplicate',
+        `${path}.id repeats the id of ${earlier}; every input and output needs its own id.`,
+      )
+    } else {
+      seenIds.set(item.id, path)
+    }
+    return item.id
+  }
+
+  const inputNames = new Map<string, number>()
+  const inputs = body.inputs.map((item, index): WorkflowInput => {
+    const id = check(item, `inputs.${index}`, inputNames, index)
+    if (
+      item.default_behavior_code !== undefined &&
+      !isCatalogCode('variable-behaviors', item.default_behavior_code)
+    ) {
+      problem(
+        `inputs.${index}.default_behavior_code`,
+        'unknown_code',
+        `inputs.${index}.default_behavior_code ${JSON.stringify(item.default_behavior_code)} is not a code of /v1/catalogs/variable-behaviors.`,
+      )
+    }
+    return stamp(`input:${id}`, (created_at, updated_at) => ({
+      id,
+      wfengine_workflow_id: context.workflowId,
+      name: item.name,
+      display_name: item.display_name ?? null,
+      description: item.description ?? null,
+      variable_type_code: item.variable_type_code,
+      default_behavior_code: item.default_behavior_code ?? null,
+      validator_code: item.validator_code ?? null,
+      validator_attrs: item.validator_attrs ?? null,
+      is_required: item.is_required ?? false,
+      default_value: item.default_value ?? null,
+      sort_order: item.sort_order ?? 0,
+      wfengine_node_id: item.wfengine_node_id ?? null,
+      wfengine_field_name: item.wfengine_field_name ?? null,
+      created_at,
+      updated_at,
+    }))
+  })
+  const outputNames = new Map<string, number>()
+  const outputs = body.outputs.map((item, index): WorkflowOutput => {
+    const id = check(item, `outputs.${index}`, outputNames, index)
+    return stamp(`output:${id}`, (created_at, updated_at) => ({
+      id,
+      wfengine_workflow_id: context.workflowId,
+      name: item.name,
+      display_name: item.display_name ?? null,
+      description: item.description ?? null,
+      variable_type_code: item.variable_type_code,
+      validator_code: item.validator_code ?? null,
+      validator_attrs: item.validator_attrs ?? null,
+      sort_order: item.sort_order ?? 0,
+      wfengine_node_id: item.wfengine_node_id ?? null,
+      wfengine_field_name: item.wfengine_field_name ?? null,
+      created_at,
+      updated_at,
+    }))
+  })
+  return { inputs, outputs, problems }
+}

@@ -1,0 +1,107 @@
+import type Database from 'better-sqlite3'
+import type { SandboxDb } from '../db'
+import { OPEN_STATES, type DeliveryCollection } from './records'
+
+interface DocRow {
+  doc: string
+}
+
+export interface OpenDelivery {
+  collection: DeliveryCollection
+  id: string
+  orgId: string
+  dueAt: string | null
+}
+
+/**
+ * The few reads the generic list engine does not cover: whole small sets (a run's deliveries, an
+ * organization's webhooks) and the sweep over every organization's unfinished deliveries at start.
+ */
+export class DeliveryQueries {
+  private readonly statements = new Map<string, Database.Statement>()
+
+  constructor(private readonly db: SandboxDb) {}
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql)
+    if (!statement) {
+      statement = this.db.prepare(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  /**
+   * Stores a record whose contract shape has no `updated_at` (a delivery attempt never changes),
+   * so its JSON stays exactly that shape; the column still gets the creation time.
+   */
+  insertImmutable(
+    collection: string,
+    orgId: string,
+    parentId: string,
+    record: { id: string; created_at: string },
+  ): void {
+    this.statement(
+      `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      collection,
+      record.id,
+      orgId,
+      parentId,
+      record.created_at,
+      record.created_at,
+      JSON.stringify(record),
+    )
+  }
+
+  /** Live records of one parent, oldest first (insertion order breaks a tie within a millisecond). */
+  children<T>(collection: string, orgId: string, parentId: string): T[] {
+    const rows = this.statement(
+      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND parent_id = ?
+         AND deleted_at IS NULL ORDER BY created_at, rowid`,
+    ).all(collection, orgId, parentId) as DocRow[]
+    return rows.map((row) => JSON.parse(row.doc) as T)
+  }
+
+  /** Every live record of a collection in the organization, oldest first. */
+  all<T>(collection: string, orgId: string): T[] {
+    const rows = this.statement(
+      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
+         ORDER BY created_at, rowid`,
+    ).all(collection, orgId) as DocRow[]
+    return rows.map((row) => JSON.parse(row.doc) as T)
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the type it stored
+  newest<T>(collection: string, orgId: string): T | undefined {
+    const row = this.statement(
+      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
+         ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+    ).get(collection, orgId) as DocRow | undefined
+    return row ? (JSON.parse(row.doc) as T) : undefined
+  }
+
+  /** Deliveries of every organization that still have an attempt to make. */
+  open(collections: readonly DeliveryCollection[]): OpenDelivery[] {
+    const marks = collections.map(() => '?').join(', ')
+    const states = OPEN_STATES.map(() => '?').join(', ')
+    const rows = this.statement(
+      `SELECT collection, id, org_id, json_extract(doc, '$.next_attempt_at') AS due_at
+         FROM records WHERE collection IN (${marks}) AND deleted_at IS NULL AND org_id IS NOT NULL
+         AND json_extract(doc, '$.status_code') IN (${states})
+         ORDER BY created_at, id`,
+    ).all(...collections, ...OPEN_STATES) as {
+      collection: DeliveryCollection
+      id: string
+      org_id: string
+      due_at: string | null
+    }[]
+    return rows.map((row) => ({
+      collection: row.collection,
+      id: row.id,
+      orgId: row.org_id,
+      dueAt: row.due_at,
+    }))
+  }
+}

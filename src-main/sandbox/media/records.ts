@@ -1,0 +1,84 @@
+import type { components } from '../../../src-shared/api'
+import { invalid, SandboxError } from '../errors'
+import type { RecordStore } from '../store'
+
+export type Asset = components['schemas']['Asset']
+export type AssetFolder = components['schemas']['AssetFolder']
+export type AssetUpload = components['schemas']['AssetUpload']
+export type PresignedPart = components['schemas']['PresignedPart']
+export type MediaType = components['schemas']['MediaType']
+
+/** Collection names; the evaluations area reads assets from `assets` by id, bytes by sha256. */
+export const ASSETS = 'assets'
+export const FOLDERS = 'asset_folders'
+export const UPLOADS = 'asset_uploads'
+
+/** What an image asset's `metadata.thumbnail` holds: the thumbnail is a blob of its own. */
+export interface ThumbnailInfo {
+  sha256: string
+  content_type: string
+  width: number
+  height: number
+}
+
+export function thumbnailOf(asset: Pick<Asset, 'metadata'>): ThumbnailInfo | null {
+  const thumbnail = asset.metadata.thumbnail as Partial<ThumbnailInfo> | undefined
+  return typeof thumbnail?.sha256 === 'string' && typeof thumbnail.content_type === 'string'
+    ? (thumbnail as ThumbnailInfo)
+    : null
+}
+
+/** The organization's live asset with these bytes, if any: the duplicate rule. */
+export function findAssetBySha(store: RecordStore, orgId: string, sha256: string): Asset | null {
+  const row = store.db
+    .prepare(
+      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
+         AND json_extract(doc, '$.sha256') = ? ORDER BY created_at, id LIMIT 1`,
+    )
+    .get(ASSETS, orgId, sha256) as { doc: string } | undefined
+  return row ? (JSON.parse(row.doc) as Asset) : null
+}
+
+/**
+ * A folder something is being put into (a new folder's parent, a move, an upload's folder). A
+ * folder that does not exist, is deleted or belongs to another organization is a 409, as the
+ * contract states for moves: the request is well-formed, the tree just does not allow it.
+ */
+export function requireTargetFolder(
+  store: RecordStore,
+  orgId: string,
+  folderId: string,
+  field: string,
+): AssetFolder {
+  const folder = store.get<AssetFolder>(FOLDERS, folderId, orgId)
+  if (!folder) {
+    throw new SandboxError(
+      409,
+      'CONFLICT',
+      `${field} names the folder ${folderId}, which does not exist in this organization or was deleted; list folders with GET /v1/asset-folders and pick a live one (null is the root).`,
+    )
+  }
+  return folder
+}
+
+/**
+ * Names people read in a file browser and a mirror may write to disk: no control characters, no
+ * blank or padded names; folder names are also never `.` or `..` (their paths would lie).
+ */
+export function checkName(name: string, field: string, kind: 'folder' | 'asset'): void {
+  const problem =
+    name.trim() === ''
+      ? 'must not be blank'
+      : name !== name.trim()
+        ? 'must not start or end with spaces'
+        : /\p{Cc}/u.test(name)
+          ? 'must not contain control characters'
+          : kind === 'folder' && (name === '.' || name === '..')
+            ? 'must not be . or ..'
+            : null
+  if (problem) {
+    throw invalid(`The ${kind} name ${JSON.stringify(name)} ${problem}.`, [
+      { field, code: 'pattern', message: `${field} ${problem}.` },
+    ])
+  }
+}
