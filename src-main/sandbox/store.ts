@@ -38,7 +38,8 @@ export class RecordStore {
     readonly clock: Clock,
   ) {}
 
-  private statement(sql: string): Database.Statement {
+  /** A statement prepared once per store: the areas' own queries share this cache too. */
+  prepared(sql: string): Database.Statement {
     let statement = this.statements.get(sql)
     if (!statement) {
       statement = this.db.prepare(sql)
@@ -65,7 +66,7 @@ export class RecordStore {
     record: T,
     parentId: string | null = null,
   ): T {
-    this.statement(
+    this.prepared(
       `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, doc)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -88,7 +89,7 @@ export class RecordStore {
     orgId: string,
     options: { includeGlobal?: boolean; includeDeleted?: boolean } = {},
   ): T | undefined {
-    const row = this.statement(
+    const row = this.prepared(
       `SELECT doc FROM records WHERE collection = ? AND id = ?
          AND (org_id = ? OR (? AND org_id IS NULL)) AND (? OR deleted_at IS NULL)`,
     ).get(collection, id, orgId, options.includeGlobal ? 1 : 0, options.includeDeleted ? 1 : 0) as
@@ -121,12 +122,12 @@ export class RecordStore {
     return this.transaction(() => {
       const current = this.require<T>(collection, id, orgId, what)
       const next = { ...change(current), updated_at: this.now() }
-      this.statement(
+      this.prepared(
         `UPDATE records SET doc = ?, updated_at = ? WHERE collection = ? AND id = ? AND org_id = ?`,
       ).run(JSON.stringify(next), next.updated_at, collection, id, orgId)
       // A move changes the parent that lists, counts and the `any` rule filter on.
       if (options.parentId !== undefined) {
-        this.statement(
+        this.prepared(
           `UPDATE records SET parent_id = ? WHERE collection = ? AND id = ? AND org_id = ?`,
         ).run(options.parentId, collection, id, orgId)
       }
@@ -139,7 +140,7 @@ export class RecordStore {
     return this.transaction(() => {
       this.require(collection, id, orgId, what)
       const deletedAt = this.now()
-      this.statement(
+      this.prepared(
         `UPDATE records SET deleted_at = ?, updated_at = ?,
            doc = json_set(doc, '$.deleted_at', ?, '$.updated_at', ?)
          WHERE collection = ? AND id = ? AND org_id = ?`,
@@ -165,7 +166,7 @@ export class RecordStore {
 
   /** How many live records of a collection an organization has under a parent. */
   count(collection: string, orgId: string, parentId: string): number {
-    const row = this.statement(
+    const row = this.prepared(
       `SELECT count(*) AS n FROM records WHERE collection = ? AND org_id = ? AND parent_id = ? AND deleted_at IS NULL`,
     ).get(collection, orgId, parentId) as { n: number }
     return row.n

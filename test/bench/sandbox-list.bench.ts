@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +8,7 @@ import {
   type ListScope,
   type Page,
 } from '../../src-main/sandbox/list'
+import { openSandboxDb } from '../../src-main/sandbox/db'
 
 /**
  * The keyset list engine against an OFFSET-based baseline over the same 100,000 rows of one
@@ -21,24 +21,7 @@ const BASE = Date.UTC(2026, 0, 1)
 const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '+00:00')
 
 const dir = mkdtempSync(join(tmpdir(), 'atelier-sandbox-list-bench-'))
-const db = new Database(join(dir, 'bench.db'))
-db.pragma('journal_mode = WAL')
-db.exec(`
-  CREATE TABLE records (
-    collection TEXT NOT NULL,
-    id TEXT NOT NULL,
-    org_id TEXT,
-    parent_id TEXT,
-    created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    deleted_at TEXT,
-    doc TEXT NOT NULL,
-    PRIMARY KEY (collection, id)
-  ) STRICT;
-  CREATE INDEX records_by_created ON records(collection, org_id, created_at, id);
-  CREATE INDEX records_by_updated ON records(collection, org_id, updated_at, id);
-  CREATE INDEX records_by_parent ON records(collection, parent_id, created_at, id);
-`)
+const db = openSandboxDb(join(dir, 'bench.db'))
 {
   const insert = db.prepare('INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, NULL, ?)')
   db.transaction(() => {

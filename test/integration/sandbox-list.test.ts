@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,23 +11,7 @@ import {
   type ListScope,
   type Page,
 } from '../../src-main/sandbox/list'
-
-const SCHEMA = `
-CREATE TABLE records (
-  collection TEXT NOT NULL,
-  id TEXT NOT NULL,
-  org_id TEXT,
-  parent_id TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  deleted_at TEXT,
-  doc TEXT NOT NULL,
-  PRIMARY KEY (collection, id)
-) STRICT;
-CREATE INDEX records_by_created ON records(collection, org_id, created_at, id);
-CREATE INDEX records_by_updated ON records(collection, org_id, updated_at, id);
-CREATE INDEX records_by_parent ON records(collection, parent_id, created_at, id);
-`
+import { openSandboxDb } from '../../src-main/sandbox/db'
 
 interface Doc {
   id: string
@@ -133,9 +117,8 @@ function expectedOrder(docs: readonly Doc[], field: string, dir: 'asc' | 'desc')
 }
 
 beforeAll(() => {
-  db = new Database(join(dir, 'sandbox.db'))
-  db.pragma('journal_mode = WAL')
-  db.exec(SCHEMA)
+  // The sandbox's own schema, so these tests see exactly the table the server lists from.
+  db = openSandboxDb(join(dir, 'sandbox.db'))
 })
 
 afterAll(() => {

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3'
 import type { BaseRecord, RecordStore } from '../store'
 
 /**
@@ -53,24 +52,13 @@ interface Holder {
  * by the next one keeps its id), and slugs are looked up.
  */
 export class AuthoringRecords {
-  private readonly statements = new Map<string, Database.Statement>()
-
   constructor(readonly store: RecordStore) {}
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql)
-    if (!statement) {
-      statement = this.store.db.prepare(sql)
-      this.statements.set(sql, statement)
-    }
-    return statement
-  }
 
   /** Who holds `id` in a collection, live or deleted, in any organization. */
   holder(collection: string, id: string): Holder | undefined {
-    return this.statement(
-      'SELECT org_id, parent_id, deleted_at FROM records WHERE collection = ? AND id = ?',
-    ).get(collection, id) as Holder | undefined
+    return this.store
+      .prepared('SELECT org_id, parent_id, deleted_at FROM records WHERE collection = ? AND id = ?')
+      .get(collection, id) as Holder | undefined
   }
 
   /**
@@ -78,22 +66,24 @@ export class AuthoringRecords {
    * organization's (callers check with `holder` first and answer 409 otherwise).
    */
   put(collection: string, orgId: string, record: BaseRecord, parentId: string): void {
-    const result = this.statement(
-      `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, deleted_at, doc)
+    const result = this.store
+      .prepared(
+        `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, deleted_at, doc)
        VALUES (?, ?, ?, ?, ?, ?, NULL, ?)
        ON CONFLICT (collection, id) DO UPDATE SET parent_id = excluded.parent_id,
          created_at = excluded.created_at, updated_at = excluded.updated_at, deleted_at = NULL,
          doc = excluded.doc
        WHERE records.org_id = excluded.org_id`,
-    ).run(
-      collection,
-      record.id,
-      orgId,
-      parentId,
-      record.created_at,
-      record.updated_at,
-      JSON.stringify(record),
-    )
+      )
+      .run(
+        collection,
+        record.id,
+        orgId,
+        parentId,
+        record.created_at,
+        record.updated_at,
+        JSON.stringify(record),
+      )
     if (result.changes !== 1) {
       throw new Error(`${collection} ${record.id} belongs to another organization`)
     }
@@ -113,10 +103,12 @@ export class AuthoringRecords {
     orgId: string | null,
     slug: string,
   ): T | undefined {
-    const row = this.statement(
-      `SELECT doc FROM records WHERE collection = ? AND org_id IS ? AND deleted_at IS NULL
+    const row = this.store
+      .prepared(
+        `SELECT doc FROM records WHERE collection = ? AND org_id IS ? AND deleted_at IS NULL
          AND json_extract(doc, '$.slug') = ? LIMIT 1`,
-    ).get(collection, orgId, slug) as { doc: string } | undefined
+      )
+      .get(collection, orgId, slug) as { doc: string } | undefined
     return row ? (JSON.parse(row.doc) as T) : undefined
   }
 }

@@ -49,7 +49,7 @@ import { webhookHandlers } from './webhook-handlers'
 
 export function createDeliveriesArea(services: SandboxServices): SandboxArea {
   const { store, events } = services
-  const queries = new DeliveryQueries(services.db)
+  const queries = new DeliveryQueries(services.store)
   const secrets = new Secrets(store, queries)
 
   const callbackKind: DeliveryKind = {

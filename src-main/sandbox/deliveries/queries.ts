@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3'
-import type { SandboxDb } from '../db'
+import type { RecordStore } from '../store'
 import { OPEN_STATES, type DeliveryCollection } from './records'
 
 interface DocRow {
@@ -18,18 +17,7 @@ export interface OpenDelivery {
  * organization's webhooks) and the sweep over every organization's unfinished deliveries at start.
  */
 export class DeliveryQueries {
-  private readonly statements = new Map<string, Database.Statement>()
-
-  constructor(private readonly db: SandboxDb) {}
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql)
-    if (!statement) {
-      statement = this.db.prepare(sql)
-      this.statements.set(sql, statement)
-    }
-    return statement
-  }
+  constructor(private readonly store: RecordStore) {}
 
   /**
    * Stores a record whose contract shape has no `updated_at` (a delivery attempt never changes),
@@ -41,44 +29,52 @@ export class DeliveryQueries {
     parentId: string,
     record: { id: string; created_at: string },
   ): void {
-    this.statement(
-      `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, doc)
+    this.store
+      .prepared(
+        `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, doc)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      collection,
-      record.id,
-      orgId,
-      parentId,
-      record.created_at,
-      record.created_at,
-      JSON.stringify(record),
-    )
+      )
+      .run(
+        collection,
+        record.id,
+        orgId,
+        parentId,
+        record.created_at,
+        record.created_at,
+        JSON.stringify(record),
+      )
   }
 
   /** Live records of one parent, oldest first (insertion order breaks a tie within a millisecond). */
   children<T>(collection: string, orgId: string, parentId: string): T[] {
-    const rows = this.statement(
-      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND parent_id = ?
+    const rows = this.store
+      .prepared(
+        `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND parent_id = ?
          AND deleted_at IS NULL ORDER BY created_at, rowid`,
-    ).all(collection, orgId, parentId) as DocRow[]
+      )
+      .all(collection, orgId, parentId) as DocRow[]
     return rows.map((row) => JSON.parse(row.doc) as T)
   }
 
   /** Every live record of a collection in the organization, oldest first. */
   all<T>(collection: string, orgId: string): T[] {
-    const rows = this.statement(
-      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
+    const rows = this.store
+      .prepared(
+        `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
          ORDER BY created_at, rowid`,
-    ).all(collection, orgId) as DocRow[]
+      )
+      .all(collection, orgId) as DocRow[]
     return rows.map((row) => JSON.parse(row.doc) as T)
   }
 
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the type it stored
   newest<T>(collection: string, orgId: string): T | undefined {
-    const row = this.statement(
-      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
+    const row = this.store
+      .prepared(
+        `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
          ORDER BY created_at DESC, rowid DESC LIMIT 1`,
-    ).get(collection, orgId) as DocRow | undefined
+      )
+      .get(collection, orgId) as DocRow | undefined
     return row ? (JSON.parse(row.doc) as T) : undefined
   }
 
@@ -86,12 +82,14 @@ export class DeliveryQueries {
   open(collections: readonly DeliveryCollection[]): OpenDelivery[] {
     const marks = collections.map(() => '?').join(', ')
     const states = OPEN_STATES.map(() => '?').join(', ')
-    const rows = this.statement(
-      `SELECT collection, id, org_id, json_extract(doc, '$.next_attempt_at') AS due_at
+    const rows = this.store
+      .prepared(
+        `SELECT collection, id, org_id, json_extract(doc, '$.next_attempt_at') AS due_at
          FROM records WHERE collection IN (${marks}) AND deleted_at IS NULL AND org_id IS NOT NULL
          AND json_extract(doc, '$.status_code') IN (${states})
          ORDER BY created_at, id`,
-    ).all(...collections, ...OPEN_STATES) as {
+      )
+      .all(...collections, ...OPEN_STATES) as {
       collection: DeliveryCollection
       id: string
       org_id: string
