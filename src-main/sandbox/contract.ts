@@ -29,7 +29,19 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+const loaded = new Map<string, Contract>()
+
+/** Parsed once per process: every sandbox of a test run shares it (nothing mutates it). */
 export function loadContract(path = CONTRACT_PATH): Contract {
+  let contract = loaded.get(path)
+  if (!contract) {
+    contract = parseContract(path)
+    loaded.set(path, contract)
+  }
+  return contract
+}
+
+function parseContract(path: string): Contract {
   const document = parse(readFileSync(path, 'utf8')) as Json
   const paths = document.paths as Record<string, Json>
   const schemas = (document.components as { schemas: Record<string, Json> }).schemas
