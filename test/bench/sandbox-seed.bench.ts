@@ -8,10 +8,11 @@ import { openSandboxDb } from '../../src-main/sandbox/db'
 import { seedHistory } from '../../src-main/sandbox/runs'
 
 /**
- * `seedHistory` (100,000 runs with their node runs and sampled logs) against a baseline that
- * INSERTs the very same rows, read back from the database, with no JSON to build: what is left
- * above the baseline is the cost of making the history. Each case runs twice; the summary at the
- * end prints runs per second for both and their ratio.
+ * `seedHistory` (100,000 runs with their node runs and sampled logs, and the evaluations, assets,
+ * uploads and folders that come with them) against a baseline that INSERTs the very same rows,
+ * read back from the database, with no JSON to build: what is left above the baseline is the cost
+ * of making the history (rendering and measuring its images, writing the assets' files). Each
+ * case runs twice; the summary at the end prints runs per second for both and their ratio.
  */
 
 const RUNS = 100_000
@@ -41,7 +42,9 @@ function readBack(db: Database.Database, orgId: string): unknown[][] {
   return db
     .prepare(
       `SELECT collection, id, org_id, parent_id, created_at, updated_at, doc FROM records
-        WHERE org_id = ? AND collection IN ('runs', 'node_runs', 'run_logs') ORDER BY rowid`,
+        WHERE org_id = ? AND collection IN
+          ('runs', 'node_runs', 'run_logs', 'evaluations', 'assets', 'asset_uploads', 'asset_folders')
+        ORDER BY rowid`,
     )
     .raw()
     .all(orgId) as unknown[][]

@@ -61,7 +61,7 @@ export function registerSandbox(program: Command, context: CommandContext): void
     .option('--faults <json>', 'fault rules to start with (JSON array; see the README)', faultRules)
     .option(
       '--seed-runs <n>',
-      'fill the main organization with this many finished runs over the last 90 days',
+      'fill the main organization with a history over the last 90 days: this many finished runs, plus one evaluation per 4 runs (at most 25,000; most about the runs, some failed, rated or re-evaluated) and one asset per 10 runs (at most 5,000, images and some videos in a folder tree)',
       integer('--seed-runs', 0, 1_000_000),
       0,
     )

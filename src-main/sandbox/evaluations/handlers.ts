@@ -1,8 +1,9 @@
-import type { Evaluation, Model, Run } from '../../../src-shared/api'
+import type { Evaluation, Model } from '../../../src-shared/api'
 import { conflict } from '../errors'
 import { listOf } from '../handlers/common'
 import type { Handlers } from '../handlers/types'
 import { findModel } from '../models'
+import { presentRun, type StoredRun } from '../runs'
 import type { SandboxServices } from '../services'
 import type { BaseRecord } from '../store'
 import type { EvaluationEngine } from './engine'
@@ -42,14 +43,15 @@ export function evaluationHandlers(engine: EvaluationEngine): Handlers {
         'The evaluation',
       )
       const run = evaluation.run_id
-        ? store.get<Run & BaseRecord>('runs', evaluation.run_id, auth.orgId)
+        ? store.get<StoredRun>('runs', evaluation.run_id, auth.orgId)
         : undefined
       const parent = evaluation.parent_evaluation_id
         ? store.get<Stored>(COLLECTION, evaluation.parent_evaluation_id, auth.orgId)
         : undefined
       return {
         ...evaluation,
-        run: run ?? null,
+        // As GET /v1/runs/{id} answers it: no internals, fresh output URLs.
+        run: run ? presentRun(sandbox, run) : null,
         model: modelOf(sandbox, auth.orgId, evaluation.model_id),
         parent_evaluation: parent ?? null,
       }

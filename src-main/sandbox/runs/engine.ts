@@ -16,6 +16,7 @@ import {
   type DispatchRequest,
   type DispatchResult,
   type NodeWork,
+  type RunObserver,
   type RunTarget,
   type RunWork,
   type StoredRun,
@@ -74,6 +75,13 @@ function seedOf(input: Record<string, unknown>, random: () => number): number {
  * canceled run costs nothing and is refunded in full. Should the real price exceed the hold, the
  * extra is taken if the balance allows, otherwise the run costs what was held.
  *
+ * Node runs: a run's nodes share its running phase by their nominal work. Each node run opens
+ * when its turn comes and closes as the next one opens (the last one with the run), so canceling
+ * stops the node at work and the nodes still pending never get a node run.
+ *
+ * Observers (`observe`) hear of every status change inside the transaction that makes it: batches
+ * keep their items in step with their runs that way.
+ *
  * Restarts: work in progress lives in this process. When the engine starts on a data folder with
  * runs left queued, starting or running, it fails them with failure_code SANDBOX_RESTARTED
  * (refunded, `run.finished` fired) rather than resuming them: their inputs may be presigned URLs
@@ -89,6 +97,7 @@ export class RunEngine {
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly announcements: { orgId: string; run: Run }[] = []
   private readonly slotQueue: (() => void)[] = []
+  private readonly observers: RunObserver[] = []
   private readonly workSlots: number
   private busySlots = 0
   private stopped = false
@@ -107,6 +116,22 @@ export class RunEngine {
   /** Adds a kind of run target (flows, workflows); the model target is built in. */
   registerTarget(type: RunTarget['type'], handler: TargetHandler): void {
     this.handlers.set(type, handler)
+  }
+
+  /** Follows every status change of every run (see `RunObserver`). */
+  observe(observer: RunObserver): void {
+    this.observers.push(observer)
+  }
+
+  private notify(orgId: string, run: StoredRun): void {
+    for (const observer of this.observers) {
+      try {
+        observer(orgId, run)
+      } catch (error) {
+        // An observer's bug must not undo the run's own change.
+        console.error('sandbox: a run observer failed', error)
+      }
+    }
   }
 
   private handlerFor(target: RunTarget): TargetHandler {
@@ -366,10 +391,28 @@ export class RunEngine {
     const running = total * (1 - STARTED_SHARE)
     const steps: Step[] = [
       { at: startingAt, apply: () => this.toStarting(orgId, runId) },
-      { at: runningAt, apply: () => this.toRunning(orgId, runId, work) },
+      { at: runningAt, apply: () => this.toRunning(orgId, runId) },
     ]
+    const spans = nodeSpans(work.nodes)
+    const last = work.nodes.length - 1
+    work.nodes.forEach((node, index) => {
+      const span = spans[index] ?? { start: 0, end: 1 }
+      steps.push({
+        at: runningAt + running * span.start,
+        apply: () => this.openNode(orgId, runId, node),
+      })
+      // The last node closes with the run, in the same transaction.
+      if (index < last) {
+        steps.push({
+          at: runningAt + running * span.end,
+          apply: () => this.closeNode(orgId, runId, index, node),
+        })
+      }
+    })
     if (running >= PROGRESS_TICK_MIN_MS) {
-      for (const share of [0.25, 0.5, 0.75]) {
+      const shares =
+        work.nodes.length > 1 ? spans.slice(0, -1).map((span) => span.end) : [0.25, 0.5, 0.75]
+      for (const share of shares) {
         steps.push({
           at: runningAt + running * share,
           apply: () => this.progress(orgId, runId, share),
@@ -377,7 +420,8 @@ export class RunEngine {
       }
     }
     steps.push({ at: runningAt + running, apply: () => this.complete(orgId, runId, work) })
-    return steps
+    // Stable: steps due at the same instant keep the order they were added in.
+    return steps.sort((a, b) => a.at - b.at)
   }
 
   /**
@@ -424,11 +468,19 @@ export class RunEngine {
       const run = this.records.run(orgId, runId)
       if (!run || isTerminal(run.status_code)) return false
       const { iso } = this.now()
+      const was = run.status_code
       apply(run, iso)
       run.updated_at = iso
       this.records.saveRun(orgId, run)
+      if (run.status_code !== was) this.notify(orgId, run)
       return true
     })
+  }
+
+  /** Whether the run exists and has not reached a terminal status. */
+  private inProgress(orgId: string, runId: string): boolean {
+    const run = this.records.run(orgId, runId)
+    return run !== undefined && !isTerminal(run.status_code)
   }
 
   private toStarting(orgId: string, runId: string): boolean {
@@ -436,23 +488,40 @@ export class RunEngine {
       run.status_code = 'starting'
       run.started_at = now
       const waited = Date.parse(now) - Date.parse(run.queued_at ?? run.created_at)
-      this.log(orgId, runId, 'info', 'A worker picked up the run and is loading the model.', {
-        queued_ms: Math.max(0, waited),
-      })
+      const message = `A worker picked up the run and is loading ${LOADING[run.target_type_code]}.`
+      this.log(orgId, runId, 'info', message, { queued_ms: Math.max(0, waited) })
     })
   }
 
-  private toRunning(orgId: string, runId: string, work: RunWork): boolean {
-    return this.change(orgId, runId, (run, now) => {
+  private toRunning(orgId: string, runId: string): boolean {
+    return this.change(orgId, runId, (run) => {
       run.status_code = 'running'
       this.log(orgId, runId, 'info', 'The run is running.')
-      for (const node of work.nodes) {
-        const nodeRun = this.openNodeRun(orgId, runId, node, now)
-        // Errors are written when the run ends: until then the run is still running.
-        for (const line of node.logs.filter((entry) => entry.level_code !== 'error')) {
-          this.log(orgId, runId, line.level_code, line.message, null, nodeRun.id)
-        }
+    })
+  }
+
+  /** A node's turn has come: its node run opens, with the node's log lines but its errors. */
+  private openNode(orgId: string, runId: string, node: NodeWork): boolean {
+    return this.services.store.transaction(() => {
+      if (!this.inProgress(orgId, runId)) return false
+      const nodeRun = this.openNodeRun(orgId, runId, node, this.now().iso)
+      // Errors are written when the node ends: until then it is still running.
+      for (const line of node.logs.filter((entry) => entry.level_code !== 'error')) {
+        this.log(orgId, runId, line.level_code, line.message, null, nodeRun.id)
       }
+      return true
+    })
+  }
+
+  /** A node other than the last is done: its node run closes with the node's outcome. */
+  private closeNode(orgId: string, runId: string, index: number, node: NodeWork): boolean {
+    return this.services.store.transaction(() => {
+      if (!this.inProgress(orgId, runId)) return false
+      const nodeRun = this.records.nodeRunsOf(orgId, runId)[index]
+      if (nodeRun && !isTerminal(nodeRun.status_code)) {
+        this.closeNodeRun(orgId, runId, nodeRun, node, node.status_code, this.now().iso)
+      }
+      return true
     })
   }
 
@@ -527,6 +596,7 @@ export class RunEngine {
       run.duration_ms = Math.max(0, ms - Date.parse(run.created_at))
       run.updated_at = iso
       this.records.saveRun(orgId, run)
+      this.notify(orgId, run)
       this.closeNodeRuns(orgId, runId, status, was, details.nodes ?? [], iso)
       for (const line of details.logs ?? []) this.log(orgId, runId, line.level_code, line.message)
       const [level, message] = details.message(run.cost)
@@ -569,26 +639,37 @@ export class RunEngine {
     nodes: readonly NodeWork[],
     now: string,
   ): void {
-    const open = this.records.nodeRunsOf(orgId, runId)
-    open.forEach((nodeRun, index) => {
+    const all = this.records.nodeRunsOf(orgId, runId)
+    all.forEach((nodeRun, index) => {
       if (isTerminal(nodeRun.status_code)) return
       const node = status === 'canceled' ? undefined : nodes[index]
-      nodeRun.status_code = node?.status_code ?? (status === 'succeeded' ? 'succeeded' : status)
-      nodeRun.output = node?.output ?? null
-      nodeRun.cost = node ? microToDecimal(node.cost_micro) : microToDecimal(0)
-      nodeRun.failure_code = node?.failure_code ?? null
-      nodeRun.failure_stage = node?.failure_stage ?? null
-      nodeRun.failure_message = node?.failure_message ?? null
-      nodeRun.completed_at = now
-      nodeRun.updated_at = now
-      this.records.saveNodeRun(orgId, nodeRun)
-      for (const line of node?.logs.filter((entry) => entry.level_code === 'error') ?? []) {
-        this.log(orgId, runId, line.level_code, line.message, null, nodeRun.id)
-      }
+      this.closeNodeRun(orgId, runId, nodeRun, node, node?.status_code ?? status, now)
       if (status === 'canceled') {
         this.log(orgId, runId, 'warning', `The node was stopped while ${was}.`, null, nodeRun.id)
       }
     })
+  }
+
+  private closeNodeRun(
+    orgId: string,
+    runId: string,
+    nodeRun: NodeRun,
+    node: NodeWork | undefined,
+    status: 'succeeded' | 'failed' | 'canceled',
+    now: string,
+  ): void {
+    nodeRun.status_code = status
+    nodeRun.output = node?.output ?? null
+    nodeRun.cost = microToDecimal(node?.cost_micro ?? 0)
+    nodeRun.failure_code = node?.failure_code ?? null
+    nodeRun.failure_stage = node?.failure_stage ?? null
+    nodeRun.failure_message = node?.failure_message ?? null
+    nodeRun.completed_at = now
+    nodeRun.updated_at = now
+    this.records.saveNodeRun(orgId, nodeRun)
+    for (const line of node?.logs.filter((entry) => entry.level_code === 'error') ?? []) {
+      this.log(orgId, runId, line.level_code, line.message, null, nodeRun.id)
+    }
   }
 
   private complete(orgId: string, runId: string, work: RunWork): boolean {
@@ -702,6 +783,28 @@ export class RunEngine {
     for (const waiting of this.waiters.values()) for (const waiter of waiting) waiter.reject(error)
     this.waiters.clear()
   }
+}
+
+/** What a run loads when a worker picks it up, for its log line. */
+const LOADING: Record<RunTarget['type'], string> = {
+  model: 'the model',
+  flow: 'the flow',
+  wfengine_workflow: 'the workflow',
+}
+
+/**
+ * Each node's share of the running phase, in turn: from its nominal work time, or equal shares
+ * when the nodes do not say.
+ */
+function nodeSpans(nodes: readonly NodeWork[]): { start: number; end: number }[] {
+  const weights = nodes.map((node) => Math.max(1, node.workMs ?? 1))
+  const total = weights.reduce((sum, weight) => sum + weight, 0)
+  let at = 0
+  return weights.map((weight) => {
+    const span = { start: at / total, end: (at + weight) / total }
+    at += weight
+    return span
+  })
 }
 
 /** A handler that threw instead of answering a failure: the run fails at inference. */

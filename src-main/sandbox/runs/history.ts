@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
 import { isoTime } from '../clock'
+import { seedEvaluations } from '../evaluations/history'
+import { seedAssets } from '../media/history'
 import {
   findModel,
   microToDecimal,
@@ -43,7 +45,21 @@ export interface HistorySummary {
   runs: number
   logs: number
   node_runs: number
+  evaluations: number
+  assets: number
+  asset_folders: number
   elapsed_ms: number
+}
+
+/**
+ * What a history of `runs` runs comes with: one evaluation per four runs (at most 25,000) and one
+ * asset per ten (at most 5,000, each with its own bytes on disk). `--seed-runs` documents this.
+ */
+export function historyShares(runs: number): { evaluations: number; assets: number } {
+  return {
+    evaluations: Math.min(25_000, Math.floor(runs / 4)),
+    assets: Math.min(5_000, Math.floor(runs / 10)),
+  }
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -230,7 +246,8 @@ const NO_FAILURE = '"failure_code":null,"failure_stage":null,"failure_message":n
  * real output files (rendered once per input and shared), one node run each and the full log
  * lines for one run in ten. Rows are written with one prepared INSERT in transactions of 10,000
  * and their JSON assembled from pre-rendered pieces, which is what keeps 100,000 runs in seconds.
- * The balance is not touched: this is history, not new spending.
+ * Then the evaluations and media areas add their share (`historyShares`): evaluations, many about
+ * these runs, and a media library. The balance is not touched: this is history, not new spending.
  */
 export async function seedHistory(
   services: SandboxServices,
@@ -378,11 +395,17 @@ export async function seedHistory(
   }) as Database.Transaction<(from: number, to: number) => void>
   for (let from = 0; from < count; from += BATCH) batch(from, Math.min(count, from + BATCH))
 
+  const shares = historyShares(count)
+  const media = await seedAssets(services, orgId, shares.assets)
+  const evaluations = await seedEvaluations(services, orgId, shares.evaluations, seeded)
   for (const seeder of extras) await seeder({ services, orgId, runs: seeded, random })
   return {
     runs: count,
     logs,
     node_runs: nodeRuns,
+    evaluations: evaluations.evaluations,
+    assets: media.assets,
+    asset_folders: media.folders,
     elapsed_ms: Math.round(performance.now() - started),
   }
 }

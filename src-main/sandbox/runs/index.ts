@@ -1,11 +1,14 @@
 import type { SandboxArea, SandboxServices } from '../services'
+import { Batches } from './batches'
 import { catalogHandlers, writeModelCatalog } from './catalog'
 import { RunEngine } from './engine'
+import { flowTargetHandler, workflowTargetHandler } from './graph-targets'
 import { runHandlers } from './handlers'
 
 export { RunEngine, runNotFound, MIN_WORK_MS, NOMINAL_LATENCY_MS } from './engine'
 export { imageFetcher } from './images'
-export { modelTargetHandler, normalizedOutput } from './model-target'
+export { modelTargetHandler, normalizedOutput, runModelStep, type ModelStep } from './model-target'
+export { presentBatch, type StoredBatch } from './batches'
 export { presentNodeRun, presentRun, withUrls } from './present'
 export {
   seedHistory,
@@ -19,6 +22,7 @@ export type {
   DispatchResult,
   NodeWork,
   RunInternals,
+  RunObserver,
   RunJob,
   RunTarget,
   RunWork,
@@ -43,13 +47,21 @@ export function runEngine(services: SandboxServices): RunEngine {
   return engine
 }
 
-/** Models (catalog records, stats) and runs (dispatch, life cycle, logs, node runs). */
+/**
+ * Models (catalog records, stats), runs (dispatch, life cycle, logs, node runs) of models, flows
+ * and workflow-engine workflows, and batches. See `batches.ts` for the batch rules,
+ * `flow-graph.ts` and `workflow-graph.ts` for how the sandbox executes flows and workflows.
+ */
 export function createRunsArea(services: SandboxServices): SandboxArea {
   writeModelCatalog(services.store)
   const engine = runEngine(services)
+  engine.registerTarget('flow', flowTargetHandler(services))
+  engine.registerTarget('wfengine_workflow', workflowTargetHandler(services))
+  const batches = new Batches(services, engine)
   return {
-    handlers: { ...catalogHandlers, ...runHandlers(services, engine) },
+    handlers: { ...catalogHandlers, ...runHandlers(services, engine, batches) },
     stop: () => {
+      batches.stop()
       engine.stop()
     },
   }

@@ -10,7 +10,7 @@ import {
   type ModelSuccess,
 } from '../models'
 import type { SandboxServices } from '../services'
-import type { RunTarget, RunWork, TargetHandler } from './types'
+import type { NodeWork, RunTarget, RunWork, TargetHandler } from './types'
 
 function modelOf(target: RunTarget): CatalogModel {
   if (target.type !== 'model') throw new Error(`not a model target: ${target.type}`)
@@ -65,6 +65,81 @@ export function normalizedOutput(
   return output
 }
 
+export interface ModelStepOptions {
+  seed: number
+  fetchImage: (ref: string) => Promise<Buffer>
+  signal: AbortSignal
+  random: () => number
+}
+
+/** One model run as a node: the run's only node, or one node of a flow or workflow. */
+export interface ModelStep {
+  /** The normalized output (files stored in the blob store) once the model succeeded. */
+  output: Record<string, unknown> | null
+  node: Omit<NodeWork, 'flow_node_id' | 'wfengine_node_id'>
+  workMs: number
+}
+
+/**
+ * Runs a catalog model on an input, through its procedural generator: the node's input as
+ * validated (defaults applied, with the seed it used), its normalized output and its price.
+ * Failures are answered, never thrown; a run stopped meanwhile stores no files.
+ */
+export async function runModelStep(
+  services: SandboxServices,
+  model: CatalogModel,
+  input: Record<string, unknown>,
+  options: ModelStepOptions,
+): Promise<ModelStep> {
+  const result = await runModel(model.slug, input, {
+    seed: options.seed,
+    fetchImage: options.fetchImage,
+    random: options.random,
+  })
+  const validated = validateInput(model, input).input
+  const seed = typeof validated.seed === 'number' ? validated.seed : options.seed
+  const nodeInput = { ...validated, seed }
+  const failed = (code: string, stage: string, message: string): ModelStep => ({
+    output: null,
+    workMs: result.workMs,
+    node: {
+      input: nodeInput,
+      status_code: 'failed',
+      output: null,
+      cost_micro: 0,
+      failure_code: code,
+      failure_stage: stage,
+      failure_message: message,
+      logs: result.logs,
+      workMs: result.workMs,
+    },
+  })
+  if (!result.ok) {
+    return failed(result.failure_code, result.failure_stage, result.failure_message)
+  }
+  // Blobs are written only for work that is still wanted; a stopped sandbox may be deleting its folder.
+  if (options.signal.aborted) {
+    return failed('CANCELED', 'postprocess', 'The run was stopped before its outputs were stored.')
+  }
+  const output = normalizedOutput(services, model, result, seed)
+  const cost = priceRun(model, input, result)
+  return {
+    output,
+    workMs: result.workMs,
+    node: {
+      input: nodeInput,
+      status_code: 'succeeded',
+      output,
+      cost_micro: cost.micro,
+      failure_code: null,
+      failure_stage: null,
+      failure_message: null,
+      logs: result.logs,
+      workMs: result.workMs,
+    },
+  }
+}
+
 /** Runs of the catalog's procedural models. */
 export function modelTargetHandler(services: SandboxServices): TargetHandler {
   return {
@@ -82,68 +157,32 @@ export function modelTargetHandler(services: SandboxServices): TargetHandler {
     estimate: (_orgId, target, input) => estimateCost(modelOf(target), input).micro,
 
     execute: async (job): Promise<RunWork> => {
-      const model = modelOf(job.target)
-      const result = await runModel(model.slug, job.input, {
+      const step = await runModelStep(services, modelOf(job.target), job.input, {
         seed: job.seed,
         fetchImage: job.fetchImage,
+        signal: job.signal,
         random: services.random,
       })
-      const nodeInput = { ...validateInput(model, job.input).input, seed: job.seed }
-      const node = { flow_node_id: null, wfengine_node_id: null, input: nodeInput }
-      if (!result.ok) {
+      const node = { ...step.node, flow_node_id: null, wfengine_node_id: null }
+      if (step.output === null) {
         return {
           ok: false,
-          failure_code: result.failure_code,
-          failure_stage: result.failure_stage,
-          failure_message: result.failure_message,
-          workMs: result.workMs,
+          failure_code: node.failure_code ?? 'MODEL_ERROR',
+          failure_stage: node.failure_stage ?? 'inference',
+          failure_message: node.failure_message ?? 'The model failed.',
+          workMs: step.workMs,
           logs: [],
-          nodes: [
-            {
-              ...node,
-              status_code: 'failed',
-              output: null,
-              cost_micro: 0,
-              failure_code: result.failure_code,
-              failure_stage: result.failure_stage,
-              failure_message: result.failure_message,
-              logs: result.logs,
-            },
-          ],
+          // A run stopped before its outputs were stored ends canceled: it has no node to show.
+          nodes: node.failure_code === 'CANCELED' ? [] : [node],
         }
       }
-      // Blobs are written only for work that is still wanted; a stopped sandbox may be deleting its folder.
-      if (job.signal.aborted) {
-        return {
-          ok: false,
-          failure_code: 'CANCELED',
-          failure_stage: 'postprocess',
-          failure_message: 'The run was stopped before its outputs were stored.',
-          workMs: result.workMs,
-          logs: [],
-          nodes: [],
-        }
-      }
-      const output = normalizedOutput(services, model, result, job.seed)
-      const cost = priceRun(model, job.input, result)
       return {
         ok: true,
-        output,
-        cost_micro: cost.micro,
-        workMs: result.workMs,
+        output: step.output,
+        cost_micro: node.cost_micro,
+        workMs: step.workMs,
         logs: [],
-        nodes: [
-          {
-            ...node,
-            status_code: 'succeeded',
-            output,
-            cost_micro: cost.micro,
-            failure_code: null,
-            failure_stage: null,
-            failure_message: null,
-            logs: result.logs,
-          },
-        ],
+        nodes: [node],
       }
     },
   }

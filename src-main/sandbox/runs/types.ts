@@ -70,6 +70,11 @@ export interface NodeWork {
   failure_message: string | null
   /** The node's own log lines (the model's logs), written with its node_run_id. */
   logs: ModelLog[]
+  /**
+   * Nominal milliseconds the node took: a run's running phase is shared among its nodes by these,
+   * so each node run opens and closes in turn. Equal shares when left out.
+   */
+  workMs?: number
 }
 
 interface WorkCommon {
@@ -88,6 +93,12 @@ export type RunWork =
       failure_stage: string
       failure_message: string
     })
+
+/**
+ * Told of every status change of a run, inside the transaction that makes it, so records that
+ * follow runs (a batch's items) never disagree with them. Must not throw.
+ */
+export type RunObserver = (orgId: string, run: StoredRun) => void
 
 /** What a target handler gets to do a run's work. */
 export interface RunJob {
