@@ -1,14 +1,7 @@
 import { resolve } from 'node:path'
 import { InvalidArgumentError, type Command } from 'commander'
 import { faultRulesSchema, type FaultRule } from '../../sandbox/faults'
-import type { HistorySeeder } from '../../sandbox/runs'
 import type { CommandContext } from '../program'
-
-/**
- * What `--seed-runs` adds besides the runs: seeders of other areas (evaluations, assets) that
- * write their own records about the seeded runs go here.
- */
-const HISTORY_SEEDERS: readonly HistorySeeder[] = []
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -77,14 +70,9 @@ export function registerSandbox(program: Command, context: CommandContext): void
       if (flags.seedRuns > 0) {
         // Seeded before the ready line, so that a script that waits for it sees the history.
         const { seedHistory } = await import('../../sandbox/runs')
-        const summary = await seedHistory(
-          sandbox.services,
-          sandbox.orgId,
-          flags.seedRuns,
-          HISTORY_SEEDERS,
-        )
+        const summary = await seedHistory(sandbox.services, sandbox.orgId, flags.seedRuns)
         context.io.stderr(
-          `Seeded ${summary.runs} runs (${summary.node_runs} node runs, ${summary.logs} log lines) in ${(summary.elapsed_ms / 1000).toFixed(1)} s.\n`,
+          `Seeded ${summary.runs} runs (${summary.node_runs} node runs, ${summary.logs} log lines), ${summary.evaluations} evaluations and ${summary.assets} assets in ${summary.asset_folders} folders, in ${(summary.elapsed_ms / 1000).toFixed(1)} s.\n`,
         )
       }
       // Signal handlers go in before the ready line, so a stop right after it is never missed.

@@ -1,5 +1,6 @@
 import { conflict, invalid } from '../errors'
 import type { Handlers } from '../handlers/types'
+import { presentRun } from '../runs'
 import { freeze, runPayload } from './payloads'
 import type { DeliveryQueries } from './queries'
 import {
@@ -91,7 +92,7 @@ export function callbackHandlers({ queries, secrets, triggers }: CallbackParts):
         auth.orgId,
         run.id,
       )
-      const fresh = original ? null : runPayload(run, sandbox.clock())
+      const fresh = original ? null : runPayload(presentRun(sandbox, run as Run), sandbox.clock())
       const frozen: Frozen<RunCallbackPayload> | null = original
         ? { bytes: original.payload_bytes, payload: original.payload }
         : fresh && freeze(fresh)

@@ -1,3 +1,4 @@
+import { presentRun } from '../runs'
 import type { SandboxServices } from '../services'
 import type { DeliveryEngine } from './engine'
 import { batchPayload, freeze, runPayload } from './payloads'
@@ -55,7 +56,11 @@ export class DeliveryTriggers {
     const { store } = this.services
     const payload = batchPayload(
       batch,
-      (runId) => store.get<Run>('runs', runId, orgId),
+      // Presented like GET /v1/runs/{id}: fresh output URLs, no internal fields.
+      (runId) => {
+        const stored = store.get<Run>('runs', runId, orgId)
+        return stored && presentRun(this.services, stored)
+      },
       this.services.clock(),
     )
     if (!payload) return

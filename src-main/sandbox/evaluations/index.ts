@@ -23,6 +23,8 @@ import { evaluationHandlers } from './handlers'
 export { analyseImage } from './analyse'
 export { cuesOf } from './cues'
 export { runJudges, type JudgeContext } from './judges'
+export { PRICE_MICRO as EVALUATION_PRICE_MICRO } from './record'
+export { seedEvaluations } from './history'
 export type { EvaluationsOptions } from './engine'
 
 export function createEvaluationsArea(

@@ -5,6 +5,8 @@ import { storageRoutes } from './storage'
 import { sweepUploads, type UploadContext } from './upload-state'
 import { uploadHandlers } from './uploads'
 
+export { seedAssets } from './history'
+
 export interface MediaOptions {
   /** How long a presigned part URL accepts PUTs (default 15 minutes). */
   partUrlTtlMs?: number

@@ -1,7 +1,7 @@
 import sharp from 'sharp'
 import type { Asset } from '../../../src-shared/api'
 import { findBuiltinNode } from '../authoring'
-import { analyseImage, cuesOf, runJudges } from '../evaluations'
+import { analyseImage, cuesOf, EVALUATION_PRICE_MICRO, runJudges } from '../evaluations'
 import { failedStep, stoppedFailure, checkPorts, type StepContext, type StepResult } from './steps'
 import { bytesOf, isStoredFile, nodeSeed, storeImage } from './values'
 
@@ -16,7 +16,6 @@ const IMAGE_MS = 40
 const EVALUATE_MS = 150
 const SAVE_MS = 30
 /** What POST /v1/evaluations charges for a standard evaluation: the evaluate node costs as much. */
-const EVALUATION_PRICE_MICRO = 10_000
 const THUMBNAIL_BOX = 256
 
 interface NodeInfo {
@@ -218,7 +217,7 @@ async function evaluate(ctx: StepContext, input: Record<string, unknown>): Promi
     ),
   ]
   return done({ passed, score, issues: issues.join('\n') }, EVALUATE_MS, {
-    cost_micro: EVALUATION_PRICE_MICRO,
+    cost_micro: EVALUATION_PRICE_MICRO.standard,
     logs: [
       {
         level_code: passed ? 'info' : 'warning',

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { isoTime } from '../clock'
-import { seedEvaluations } from '../evaluations/history'
-import { seedAssets } from '../media/history'
+import { seedEvaluations } from '../evaluations'
+import { seedAssets } from '../media'
 import {
   findModel,
   microToDecimal,
