@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander'
 import { defaultHome } from '../app/paths'
 import { APP_VERSION } from '../app/version'
+import { registerProfile } from './commands/profile'
 import { registerSandbox } from './commands/sandbox'
 import { registerVersion } from './commands/version'
 import { EXIT, type ExitCode } from './exit-codes'
@@ -59,6 +60,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
     })
   registerVersion(program, context)
   registerSandbox(program, context)
+  registerProfile(program, context)
   return program
 }
 
