@@ -3,6 +3,7 @@ import { conflict, invalid, SandboxError, type FieldProblem } from '../errors'
 import { inspectFile, THUMBNAIL_TYPE } from './inspect'
 import {
   ASSETS,
+  confirmedAsset,
   findAssetBySha,
   FOLDERS,
   UPLOADS,
@@ -186,35 +187,18 @@ async function confirmNow(
         ? upload.folder_id
         : null
     const now = store.now()
-    const asset: Asset = {
+    const asset = confirmedAsset({
       id: store.newId(),
-      org_id: orgId,
-      folder_id: folderId,
+      orgId,
+      folderId,
       name: assetName(upload.filename),
-      media_type: inspection.media_type,
-      content_type: inspection.content_type,
-      size_bytes: size,
+      inspection,
+      size,
       sha256,
-      width: inspection.width,
-      height: inspection.height,
-      duration_ms: inspection.duration_ms,
-      url: null,
-      url_expires_at: null,
-      thumbnail_url: null,
-      status_code: inspection.status_code,
-      metadata: {
-        ...inspection.details,
-        upload_id: upload.id,
-        filename: upload.filename,
-        ...(inspection.content_type === upload.content_type
-          ? {}
-          : { declared_content_type: upload.content_type }),
-        ...(thumbnail ? { thumbnail } : {}),
-      },
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    }
+      upload,
+      thumbnail,
+      at: now,
+    })
     store.insert(ASSETS, orgId, asset, folderId)
     store.update<AssetUpload>(UPLOADS, upload.id, orgId, (current) => ({
       ...current,

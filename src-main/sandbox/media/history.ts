@@ -8,9 +8,9 @@ import type { SandboxServices } from '../services'
 import { inspectFile, THUMBNAIL_TYPE, type Inspection } from './inspect'
 import {
   ASSETS,
+  confirmedAsset,
   FOLDERS,
   UPLOADS,
-  type Asset,
   type AssetFolder,
   type AssetUpload,
   type ThumbnailInfo,
@@ -622,33 +622,18 @@ export async function seedAssets(
       expires_at: isoTime(expiresAt),
       duplicate_of_asset_id: null,
     }
-    const { inspection } = sample
-    const asset: Asset = {
+    const asset = confirmedAsset({
       id: assetId,
-      org_id: orgId,
-      folder_id: folderId,
+      orgId,
+      folderId,
       name: filename,
-      media_type: inspection.media_type,
-      content_type: inspection.content_type,
-      size_bytes: size,
+      inspection: sample.inspection,
+      size,
       sha256,
-      width: inspection.width,
-      height: inspection.height,
-      duration_ms: inspection.duration_ms,
-      url: null,
-      url_expires_at: null,
-      thumbnail_url: null,
-      status_code: inspection.status_code,
-      metadata: {
-        ...inspection.details,
-        upload_id: uploadId,
-        filename,
-        ...(sample.thumbnail ? { thumbnail: sample.thumbnail } : {}),
-      },
-      created_at: confirmed,
-      updated_at: confirmed,
-      deleted_at: null,
-    }
+      upload: { id: uploadId, filename },
+      thumbnail: sample.thumbnail ?? null,
+      at: confirmed,
+    })
     insert.run(UPLOADS, uploadId, orgId, null, started, confirmed, JSON.stringify(upload))
     insert.run(ASSETS, assetId, orgId, folderId, confirmed, confirmed, JSON.stringify(asset))
   }

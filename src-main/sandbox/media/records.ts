@@ -1,3 +1,4 @@
+import type { Inspection } from './inspect'
 import type { components } from '../../../src-shared/api'
 import { invalid, SandboxError } from '../errors'
 import type { RecordStore } from '../store'
@@ -29,6 +30,54 @@ export function thumbnailOf(asset: Pick<Asset, 'metadata'>): ThumbnailInfo | nul
 }
 
 /** The organization's live asset with these bytes, if any: the duplicate rule. */
+/**
+ * The asset a confirmed upload becomes: the one shape both the three-step upload and the history
+ * seeder write, so a seeded asset cannot differ from an uploaded one. URLs are minted at read time.
+ */
+export function confirmedAsset(fields: {
+  id: string
+  orgId: string
+  folderId: string | null
+  name: string
+  inspection: Inspection
+  size: number
+  sha256: string
+  upload: { id: string; filename: string; content_type?: string }
+  thumbnail: ThumbnailInfo | null
+  at: string
+}): Asset {
+  const { inspection, upload } = fields
+  return {
+    id: fields.id,
+    org_id: fields.orgId,
+    folder_id: fields.folderId,
+    name: fields.name,
+    media_type: inspection.media_type,
+    content_type: inspection.content_type,
+    size_bytes: fields.size,
+    sha256: fields.sha256,
+    width: inspection.width,
+    height: inspection.height,
+    duration_ms: inspection.duration_ms,
+    url: null,
+    url_expires_at: null,
+    thumbnail_url: null,
+    status_code: inspection.status_code,
+    metadata: {
+      ...inspection.details,
+      upload_id: upload.id,
+      filename: upload.filename,
+      ...(upload.content_type === undefined || inspection.content_type === upload.content_type
+        ? {}
+        : { declared_content_type: upload.content_type }),
+      ...(fields.thumbnail ? { thumbnail: fields.thumbnail } : {}),
+    },
+    created_at: fields.at,
+    updated_at: fields.at,
+    deleted_at: null,
+  }
+}
+
 export function findAssetBySha(store: RecordStore, orgId: string, sha256: string): Asset | null {
   const row = store.db
     .prepare(
