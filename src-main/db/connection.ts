@@ -1,0 +1,109 @@
+import { existsSync, renameSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import { DbError } from './errors'
+
+export type Synchronous = 'NORMAL' | 'FULL'
+
+/** How long a connection waits for another one's lock (the app and the CLI share the files). */
+export const BUSY_TIMEOUT_MS = 5_000
+
+/** Codes that mean the bytes on disk are bad or cannot be read, as opposed to a busy lock. */
+const DAMAGE_CODES = new Set([
+  'SQLITE_NOTADB',
+  'SQLITE_CANTOPEN',
+  'SQLITE_PERM',
+  'SQLITE_IOERR_READ',
+  'SQLITE_IOERR_SHORT_READ',
+])
+
+export function isDamageError(error: unknown): boolean {
+  if (!(error instanceof Database.SqliteError)) return false
+  return error.code.startsWith('SQLITE_CORRUPT') || DAMAGE_CODES.has(error.code)
+}
+
+/** Opens `file` (creating it) with the settings every Atelier connection uses. */
+export function openConnection(file: string, synchronous: Synchronous): Database.Database {
+  const db = new Database(file)
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string
+    if (mode.toLowerCase() !== 'wal') {
+      throw new DbError(
+        'DATABASE_SETUP_FAILED',
+        `${file} cannot use write-ahead logging (it stays in "${mode}" mode), which Atelier needs; keep the home folder on a local disk.`,
+        file,
+      )
+    }
+    db.pragma(`synchronous = ${synchronous}`)
+    db.pragma('foreign_keys = ON')
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+/**
+ * `PRAGMA quick_check`: every page and b-tree of the file is walked, without the slower index
+ * cross-checks of integrity_check. The problems it reports, or none.
+ */
+export function quickCheck(db: Database.Database): string[] {
+  const rows = db.pragma('quick_check') as { quick_check: string }[]
+  const problems = rows.map((row) => row.quick_check)
+  return problems.length === 1 && problems[0] === 'ok' ? [] : problems
+}
+
+export type Health = { ok: true; db: Database.Database } | { ok: false; problem: string }
+
+/**
+ * Opens and checks `file`. Damage comes back as a value, for the caller to decide what to do
+ * with the file; anything else (a lock held too long, a full disk) is thrown, because moving a
+ * healthy file aside over a busy lock would lose data for nothing.
+ */
+export function openChecked(file: string, synchronous: Synchronous): Health {
+  let db: Database.Database | undefined
+  try {
+    db = openConnection(file, synchronous)
+    const problems = quickCheck(db)
+    if (problems.length === 0) return { ok: true, db }
+    db.close()
+    const more = problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''
+    return { ok: false, problem: `${problems.slice(0, 3).join('; ')}${more}` }
+  } catch (error) {
+    if (db?.open) db.close()
+    if (isDamageError(error)) return { ok: false, problem: (error as Error).message }
+    if (error instanceof DbError) throw error
+    throw new DbError(
+      'DATABASE_OPEN_FAILED',
+      `Could not open ${file}: ${(error as Error).message}.`,
+      file,
+      { cause: error },
+    )
+  }
+}
+
+/** A file-name-safe UTC stamp, e.g. 20260101T120000Z (no colons, for Windows). */
+export function fileStamp(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '')
+}
+
+/**
+ * Renames `file` to `<file>.<label>-<stamp>` and its -wal and -shm to the same new name plus
+ * their suffix, so the set stays together and SQLite tools open the moved copy with the writes
+ * its WAL still holds. Nothing is deleted. Returns the new path of the main file.
+ */
+export function moveAside(file: string, label: string, now: Date): string {
+  const base = `${file}.${label}-${fileStamp(now)}`
+  let target = base
+  for (let n = 2; [target, `${target}-wal`, `${target}-shm`].some(existsSync); n++) {
+    target = `${base}-${n}`
+  }
+  if (existsSync(file)) renameSync(file, target)
+  for (const suffix of ['-wal', '-shm']) {
+    if (existsSync(file + suffix)) renameSync(file + suffix, target + suffix)
+  }
+  return target
+}

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto'
+import type Database from 'better-sqlite3'
+import { pageLimit } from '../values'
+import { Conditions, StatementCache, type Page } from './statements'
+
+/**
+ * pending: not yet accepted by the service. sent: accepted. rejected: the service refused it
+ * for good (a 4xx that retrying cannot fix); kept, with the reason, for the user to see.
+ */
+export type OutboxState = 'pending' | 'rejected' | 'sent'
+
+export interface OutboxScope {
+  profile: string
+  orgId: string
+}
+
+export interface OutboxWrite extends OutboxScope {
+  /** What the write is, e.g. `evaluation.feedback`; the replayer switches on it. */
+  kind: string
+  payload: unknown
+  subjectId?: string | null
+  /** Defaults to a fresh UUID; sent as Idempotency-Key on every replay. */
+  idempotencyKey?: string
+}
+
+export interface OutboxEntry<P = unknown> extends OutboxScope {
+  seq: number
+  kind: string
+  subjectId: string | null
+  payload: P
+  idempotencyKey: string
+  state: OutboxState
+  attempts: number
+  lastError: string | null
+  createdMs: number
+  updatedMs: number
+  sentMs: number | null
+}
+
+export interface OutboxListQuery {
+  profile?: string
+  orgId?: string
+  state?: OutboxState
+  limit?: number
+  after?: string | null
+}
+
+interface Row {
+  seq: number
+  profile: string
+  org_id: string
+  kind: string
+  subject_id: string | null
+  payload: string
+  idempotency_key: string
+  state: OutboxState
+  attempts: number
+  last_error: string | null
+  created_ms: number
+  updated_ms: number
+  sent_ms: number | null
+}
+
+const COLUMNS = `seq, profile, org_id, kind, subject_id, payload, idempotency_key, state, attempts,
+  last_error, created_ms, updated_ms, sent_ms`
+
+/**
+ * The durable queue of writes made offline, replayed oldest first. Entries change state only
+ * from pending, so a late answer to a replay cannot undo a rejection or a send already recorded.
+ */
+export class OutboxRepository {
+  private readonly insert: Database.Statement
+  private readonly bySeq: Database.Statement
+  private readonly pending: Database.Statement
+  private readonly sent: Database.Statement
+  private readonly rejected: Database.Statement
+  private readonly failed: Database.Statement
+  private readonly again: Database.Statement
+  private readonly ofSubject: Database.Statement
+  private readonly purge: Database.Statement
+  private readonly lists: StatementCache
+
+  constructor(
+    db: Database.Database,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.lists = new StatementCache(db)
+    this.insert = db.prepare(`
+      INSERT INTO outbox (profile, org_id, kind, subject_id, payload, idempotency_key, created_ms,
+        updated_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      RETURNING ${COLUMNS}`)
+    this.bySeq = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE seq = ?`)
+    this.pending = db.prepare(`
+      SELECT ${COLUMNS} FROM outbox
+      WHERE state = 'pending' AND profile = ? AND org_id = ? ORDER BY seq LIMIT ?`)
+    this.sent = db.prepare(`
+      UPDATE outbox SET state = 'sent', attempts = attempts + 1, sent_ms = ?, updated_ms = ?,
+        last_error = NULL
+      WHERE seq = ? AND state = 'pending'`)
+    this.rejected = db.prepare(`
+      UPDATE outbox SET state = 'rejected', attempts = attempts + 1, last_error = ?, updated_ms = ?
+      WHERE seq = ? AND state = 'pending'`)
+    this.failed = db.prepare(`
+      UPDATE outbox SET attempts = attempts + 1, last_error = ?, updated_ms = ?
+      WHERE seq = ? AND state = 'pending'`)
+    this.again = db.prepare(`
+      UPDATE outbox SET state = 'pending', updated_ms = ? WHERE seq = ? AND state = 'rejected'`)
+    this.ofSubject = db.prepare(
+      `SELECT ${COLUMNS} FROM outbox WHERE subject_id = ? AND state != 'sent' ORDER BY seq`,
+    )
+    this.purge = db.prepare(`DELETE FROM outbox WHERE state = 'sent' AND sent_ms < ?`)
+  }
+
+  enqueue(write: OutboxWrite): OutboxEntry {
+    const now = this.clock()
+    const row = this.insert.get(
+      write.profile,
+      write.orgId,
+      write.kind,
+      write.subjectId ?? null,
+      JSON.stringify(write.payload),
+      write.idempotencyKey ?? randomUUID(),
+      now,
+      now,
+    ) as Row
+    return toEntry(row)
+  }
+
+  get(seq: number): OutboxEntry | null {
+    const row = this.bySeq.get(seq) as Row | undefined
+    return row ? toEntry(row) : null
+  }
+
+  /** The oldest pending entries of one profile and organization, in the order they were made. */
+  peekPending(scope: OutboxScope, limit = 1): OutboxEntry[] {
+    return (this.pending.all(scope.profile, scope.orgId, limit) as Row[]).map(toEntry)
+  }
+
+  /** The service accepted it. False when it was not pending (already sent or rejected). */
+  markSent(seq: number): boolean {
+    const now = this.clock()
+    return this.sent.run(now, now, seq).changes > 0
+  }
+
+  /** The service refused it for good. */
+  markRejected(seq: number, error: string): boolean {
+    return this.rejected.run(error, this.clock(), seq).changes > 0
+  }
+
+  /** An attempt failed in a way worth retrying (offline, 5xx): it stays pending, in its place. */
+  noteFailure(seq: number, error: string): boolean {
+    return this.failed.run(error, this.clock(), seq).changes > 0
+  }
+
+  /** The user asked to send a rejected write again (after fixing what was wrong). */
+  retry(seq: number): boolean {
+    return this.again.run(this.clock(), seq).changes > 0
+  }
+
+  /** Unsent writes about one record, to show them as pending where the record is shown. */
+  forSubject(subjectId: string): OutboxEntry[] {
+    return (this.ofSubject.all(subjectId) as Row[]).map(toEntry)
+  }
+
+  /** Forgets sent entries older than `beforeMs`; pending and rejected ones are never purged. */
+  purgeSent(beforeMs: number): number {
+    return this.purge.run(beforeMs).changes
+  }
+
+  /** In seq order, keyset-paged. */
+  list(query: OutboxListQuery = {}): Page<OutboxEntry> {
+    const limit = pageLimit(query.limit)
+    const where = new Conditions()
+    if (query.profile !== undefined) where.add('profile = ?', query.profile)
+    if (query.orgId !== undefined) where.add('org_id = ?', query.orgId)
+    if (query.state !== undefined) where.add('state = ?', query.state)
+    if (query.after) where.add('seq > ?', afterSeq(query.after))
+    const filter = where.clauses.length > 0 ? `WHERE ${where.sql}` : ''
+    const statement = this.lists.get(`SELECT ${COLUMNS} FROM outbox ${filter} ORDER BY seq LIMIT ?`)
+    const rows = statement.all(...where.values, limit + 1) as Row[]
+    const more = rows.length > limit
+    const items = rows.slice(0, limit).map(toEntry)
+    const last = items.at(-1)
+    return { items, next: more && last ? String(last.seq) : null }
+  }
+}
+
+function afterSeq(cursor: string): number {
+  const seq = Number(cursor)
+  if (!Number.isSafeInteger(seq) || seq < 0)
+    throw new TypeError(`"${cursor}" is not a cursor of this list.`)
+  return seq
+}
+
+function toEntry(row: Row): OutboxEntry {
+  return {
+    seq: row.seq,
+    profile: row.profile,
+    orgId: row.org_id,
+    kind: row.kind,
+    subjectId: row.subject_id,
+    payload: JSON.parse(row.payload) as unknown,
+    idempotencyKey: row.idempotency_key,
+    state: row.state,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdMs: row.created_ms,
+    updatedMs: row.updated_ms,
+    sentMs: row.sent_ms,
+  }
+}

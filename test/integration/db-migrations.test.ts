@@ -1,0 +1,387 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  BUSY_TIMEOUT_MS,
+  checkMigrationList,
+  DbError,
+  LEDGER_FILE,
+  LEDGER_MIGRATIONS,
+  latestVersion,
+  migrate,
+  MIRROR_FILE,
+  MIRROR_MIGRATIONS,
+  openConnection,
+  openDatabases,
+  schemaVersion,
+  type Migration,
+} from '../../src-main/db'
+
+const root = mkdtempSync(join(tmpdir(), 'atelier-db-migrations-'))
+let count = 0
+/** A fresh folder per test, all under one temp root removed at the end. */
+const freshDir = () => {
+  const dir = join(root, String(++count))
+  mkdirSync(dir)
+  return dir
+}
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true })
+})
+
+type TableInfo = { name: string; type: string; strict: number }
+
+function tables(db: Database.Database): TableInfo[] {
+  return (db.pragma('table_list') as (TableInfo & { schema: string })[]).filter(
+    (t) => t.schema === 'main' && !t.name.startsWith('sqlite_'),
+  )
+}
+
+const names = (db: Database.Database, type: 'table' | 'index' | 'trigger') =>
+  (
+    db
+      .prepare(`SELECT name FROM sqlite_schema WHERE type = ? AND name NOT LIKE 'sqlite_%'`)
+      .pluck()
+      .all(type) as string[]
+  ).sort()
+
+const ORG = '01a1fcaa-7c20-7fae-95eb-8e58b9d0fb23'
+
+describe('mirror migrations, one step at a time on a real file', () => {
+  const file = join(freshDir(), MIRROR_FILE)
+  const db = openConnection(file, 'NORMAL')
+  afterAll(() => db.close())
+
+  it('starts at version 0 with nothing in it', () => {
+    expect(schemaVersion(db)).toBe(0)
+    expect(tables(db)).toEqual([])
+  })
+
+  it('step 1 creates the cache tables and the sync cursors, all STRICT, and no search index', () => {
+    const report = migrate(db, MIRROR_MIGRATIONS, file, 1)
+    expect(report).toEqual({ from: 0, to: 1, applied: ['1 cache tables and sync cursors'] })
+    expect(schemaVersion(db)).toBe(1)
+    const created = tables(db)
+    expect(created.map((t) => t.name).sort()).toEqual(
+      [
+        'asset_folders',
+        'assets',
+        'catalog_records',
+        'delivery_attempts',
+        'evaluation_issues',
+        'evaluation_judges',
+        'evaluations',
+        'flows',
+        'model_inputs',
+        'model_outputs',
+        'model_pricing',
+        'models',
+        'node_runs',
+        'run_callback_deliveries',
+        'run_logs',
+        'runs',
+        'solutions',
+        'sync_cursors',
+        'workflows',
+      ].sort(),
+    )
+    for (const table of created)
+      expect({ table: table.name, strict: table.strict }).toEqual({ table: table.name, strict: 1 })
+    expect(names(db, 'trigger')).toEqual([])
+    expect(names(db, 'index')).toEqual(
+      expect.arrayContaining([
+        'runs_by_created',
+        'runs_by_status',
+        'runs_by_model',
+        'evaluations_by_created',
+        'assets_by_folder',
+        'assets_by_sha256',
+        'asset_folders_by_path',
+      ]),
+    )
+    // Every record keeps an org_id, since a profile may switch organizations.
+    for (const table of [
+      'runs',
+      'node_runs',
+      'run_logs',
+      'evaluations',
+      'assets',
+      'models',
+      'flows',
+    ]) {
+      const columns = (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name)
+      expect(columns).toEqual(expect.arrayContaining(['org_id', 'json']))
+    }
+  })
+
+  it('step 2 adds one FTS5 index per searchable table and indexes the rows already there', () => {
+    db.prepare(
+      `INSERT INTO runs (id, org_id, status_code, target_type_code, source_code, created_ms,
+         updated_ms, prompt, json)
+       VALUES ('r1', ?, 'succeeded', 'model', 'api', 1, 1, 'a lighthouse in fog', '{}')`,
+    ).run(ORG)
+    const report = migrate(db, MIRROR_MIGRATIONS, file)
+    expect(report.applied).toEqual(['2 full-text search index'])
+    expect(schemaVersion(db)).toBe(latestVersion(MIRROR_MIGRATIONS))
+    const virtual = tables(db)
+      .filter((t) => t.type === 'virtual')
+      .map((t) => t.name)
+      .sort()
+    expect(virtual).toEqual(
+      [
+        'asset_folders_fts',
+        'assets_fts',
+        'evaluation_issues_fts',
+        'evaluation_judges_fts',
+        'evaluations_fts',
+        'flows_fts',
+        'model_inputs_fts',
+        'models_fts',
+        'run_logs_fts',
+        'runs_fts',
+      ].sort(),
+    )
+    // Only deletions go through triggers (see repositories/rows.ts): one per index.
+    expect(names(db, 'trigger')).toEqual(virtual.map((v) => `${v}_delete`).sort())
+    const found = db.prepare(`SELECT rowid FROM runs_fts WHERE runs_fts MATCH 'lighthouse'`).all()
+    expect(found).toHaveLength(1)
+    // Ordinary tables stay STRICT; only FTS5's own shadow tables are not.
+    for (const table of tables(db).filter((t) => t.type === 'table')) {
+      expect({ table: table.name, strict: table.strict }).toEqual({ table: table.name, strict: 1 })
+    }
+  })
+
+  it('a second run applies nothing', () => {
+    expect(migrate(db, MIRROR_MIGRATIONS, file)).toEqual({ from: 2, to: 2, applied: [] })
+  })
+})
+
+describe('ledger migrations, one step at a time on a real file', () => {
+  const file = join(freshDir(), LEDGER_FILE)
+  const db = openConnection(file, 'FULL')
+  afterAll(() => db.close())
+
+  it('step 1 creates intents and the outbox', () => {
+    migrate(db, LEDGER_MIGRATIONS, file, 1)
+    expect(schemaVersion(db)).toBe(1)
+    expect(
+      tables(db)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['intents', 'outbox'])
+    expect(tables(db).every((t) => t.strict === 1)).toBe(true)
+    const outbox = (db.pragma('table_info(outbox)') as { name: string; pk: number }[]).map(
+      (c) => c.name,
+    )
+    expect(outbox).toEqual(
+      expect.arrayContaining([
+        'seq',
+        'kind',
+        'payload',
+        'created_ms',
+        'attempts',
+        'last_error',
+        'state',
+      ]),
+    )
+    const intents = (db.pragma('table_info(intents)') as { name: string }[]).map((c) => c.name)
+    expect(intents).toEqual(
+      expect.arrayContaining([
+        'id',
+        'flow_run_id',
+        'node_id',
+        'inputs_hash',
+        'idempotency_key',
+        'remote_run_id',
+        'state',
+        'created_ms',
+        'updated_ms',
+        'last_error',
+      ]),
+    )
+    // The outbox's states are enforced by the database itself.
+    expect(() =>
+      db
+        .prepare(
+          `INSERT INTO outbox (profile, org_id, kind, payload, idempotency_key, state, created_ms,
+             updated_ms) VALUES ('p', 'o', 'k', '{}', 'key', 'lost', 0, 0)`,
+        )
+        .run(),
+    ).toThrow(/CHECK constraint failed/)
+    db.prepare(
+      `INSERT INTO outbox (profile, org_id, kind, payload, idempotency_key, created_ms, updated_ms)
+       VALUES ('p', 'o', 'evaluation.feedback', '{"is_positive":true}', 'k1', 0, 0)`,
+    ).run()
+  })
+
+  it('step 2 adds the upload tables and keeps the outbox rows', () => {
+    migrate(db, LEDGER_MIGRATIONS, file)
+    expect(schemaVersion(db)).toBe(latestVersion(LEDGER_MIGRATIONS))
+    expect(
+      tables(db)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['intents', 'outbox', 'upload_files', 'upload_manifests', 'upload_parts'].sort())
+    expect(tables(db).every((t) => t.strict === 1)).toBe(true)
+    expect(db.prepare('SELECT kind FROM outbox').pluck().all()).toEqual(['evaluation.feedback'])
+    const files = (db.pragma('table_info(upload_files)') as { name: string }[]).map((c) => c.name)
+    expect(files).toEqual(
+      expect.arrayContaining(['relative_path', 'size_bytes', 'mtime_ms', 'sha256', 'upload_id']),
+    )
+  })
+})
+
+describe('openDatabases', () => {
+  it('brings fresh files to the newest version, with the designed pragmas', () => {
+    const home = freshDir()
+    const { mirror, ledger, notices, close } = openDatabases(home)
+    try {
+      expect(notices).toEqual([])
+      expect(mirror.file).toBe(join(home, MIRROR_FILE))
+      expect(ledger.file).toBe(join(home, LEDGER_FILE))
+      expect(schemaVersion(mirror.db)).toBe(MIRROR_MIGRATIONS.length)
+      expect(schemaVersion(ledger.db)).toBe(LEDGER_MIGRATIONS.length)
+      for (const db of [mirror.db, ledger.db]) {
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+        expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
+        expect(db.pragma('busy_timeout', { simple: true })).toBe(BUSY_TIMEOUT_MS)
+      }
+      // 1 is NORMAL, 2 is FULL: synchronous is per connection, hence two files.
+      expect(mirror.db.pragma('synchronous', { simple: true })).toBe(1)
+      expect(ledger.db.pragma('synchronous', { simple: true })).toBe(2)
+      for (const db of [mirror.db, ledger.db]) {
+        for (const table of tables(db).filter((t) => t.type === 'table')) {
+          expect({ table: table.name, strict: table.strict }).toEqual({
+            table: table.name,
+            strict: 1,
+          })
+        }
+      }
+    } finally {
+      close()
+    }
+    // Reopening finds them current and changes nothing.
+    const again = openDatabases(home)
+    expect(schemaVersion(again.mirror.db)).toBe(MIRROR_MIGRATIONS.length)
+    again.close()
+  })
+
+  for (const which of ['mirror', 'ledger'] as const) {
+    it(`refuses a ${which} written by a newer version, naming the file and both versions`, () => {
+      const home = freshDir()
+      openDatabases(home).close()
+      const file = join(home, which === 'mirror' ? MIRROR_FILE : LEDGER_FILE)
+      const latest = (which === 'mirror' ? MIRROR_MIGRATIONS : LEDGER_MIGRATIONS).length
+      const future = latest + 5
+      const raw = new Database(file)
+      raw.pragma(`user_version = ${future}`)
+      raw.close()
+      const before = readFileSync(file)
+
+      let error: unknown
+      try {
+        openDatabases(home).close()
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(DbError)
+      const dbError = error as DbError
+      expect(dbError.code).toBe('DATABASE_FROM_NEWER_VERSION')
+      expect(dbError.file).toBe(file)
+      expect(dbError.message).toContain(file)
+      expect(dbError.message).toContain(`version ${future}`)
+      expect(dbError.message).toContain(`up to ${latest}`)
+      expect(dbError.message).toMatch(/Update Atelier/)
+      expect(readFileSync(file).equals(before)).toBe(true)
+    })
+  }
+})
+
+describe('the migration runner', () => {
+  const steps: Migration[] = [
+    { version: 1, name: 'parents', up: 'CREATE TABLE parent (id TEXT PRIMARY KEY) STRICT;' },
+    {
+      version: 2,
+      name: 'children, then a mistake',
+      up: 'CREATE TABLE child (id TEXT PRIMARY KEY) STRICT; INSERT INTO nowhere VALUES (1);',
+    },
+  ]
+
+  it('rolls a failing step back whole and leaves the file at the step before', () => {
+    const file = join(freshDir(), 'runner.sqlite')
+    const db = openConnection(file, 'FULL')
+    try {
+      let error: unknown
+      try {
+        migrate(db, steps, file)
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(DbError)
+      expect((error as DbError).code).toBe('MIGRATION_FAILED')
+      expect((error as DbError).message).toContain('schema version 2 (children, then a mistake)')
+      expect((error as DbError).message).toContain('still at version 1')
+      expect(schemaVersion(db)).toBe(1)
+      expect(names(db, 'table')).toEqual(['parent'])
+    } finally {
+      db.close()
+    }
+  })
+
+  it('refuses a list whose numbers skip or repeat', () => {
+    expect(() => {
+      checkMigrationList([{ version: 2, name: 'two', up: '' }])
+    }).toThrow(/numbered 1, 2, 3/)
+    expect(() => {
+      checkMigrationList([
+        { version: 1, name: 'one', up: '' },
+        { version: 1, name: 'one again', up: '' },
+      ])
+    }).toThrow(/position 2/)
+  })
+
+  it('runs a table rebuild with foreign keys off, checks them before commit, and turns them back on', () => {
+    const file = join(freshDir(), 'rebuild.sqlite')
+    const db = openConnection(file, 'FULL')
+    try {
+      const base: Migration[] = [
+        {
+          version: 1,
+          name: 'parent and child',
+          up: `CREATE TABLE parent (id TEXT PRIMARY KEY) STRICT;
+               CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT REFERENCES parent (id)) STRICT;
+               INSERT INTO parent VALUES ('p'); INSERT INTO child VALUES ('c', 'p');`,
+        },
+      ]
+      migrate(db, base, file)
+      const rebuild: Migration = {
+        version: 2,
+        name: 'rebuild parent with a new column',
+        rebuildsTables: true,
+        up: `CREATE TABLE parent_new (id TEXT PRIMARY KEY, label TEXT) STRICT;
+             INSERT INTO parent_new (id) SELECT id FROM parent;
+             DROP TABLE parent;
+             ALTER TABLE parent_new RENAME TO parent;`,
+      }
+      migrate(db, [...base, rebuild], file)
+      expect(schemaVersion(db)).toBe(2)
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
+      expect(db.prepare('SELECT parent_id FROM child').pluck().get()).toBe('p')
+
+      const breaking: Migration = {
+        version: 3,
+        name: 'drop the parents',
+        rebuildsTables: true,
+        up: 'DELETE FROM parent;',
+      }
+      expect(() => migrate(db, [...base, rebuild, breaking], file)).toThrow(/break a foreign key/)
+      expect(schemaVersion(db)).toBe(2)
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
+    } finally {
+      db.close()
+    }
+  })
+})
