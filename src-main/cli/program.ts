@@ -3,6 +3,7 @@ import { defaultHome } from '../app/paths'
 import { APP_VERSION } from '../app/version'
 import { registerProfile } from './commands/profile'
 import { registerSandbox } from './commands/sandbox'
+import { registerSync } from './commands/sync'
 import { registerVersion } from './commands/version'
 import { EXIT, type ExitCode } from './exit-codes'
 import type { CliIo, GlobalOptions } from './io'
@@ -61,6 +62,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   registerVersion(program, context)
   registerSandbox(program, context)
   registerProfile(program, context)
+  registerSync(program, context)
   return program
 }
 
