@@ -13,9 +13,12 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '+00:00')
 }
 
-/** A UUIDv7 (RFC 9562): 48-bit millisecond time, then random bits; sorts by creation time. */
-export function uuidv7(ms: number): string {
-  const bytes = randomBytes(16)
+/**
+ * A UUIDv7 (RFC 9562): 48-bit millisecond time, then random bits; sorts by creation time.
+ * Bulk writers may pass 16 random bytes of their own (taken from a larger pool); they are
+ * overwritten in place.
+ */
+export function uuidv7(ms: number, bytes: Buffer = randomBytes(16)): string {
   let time = ms
   for (let i = 5; i >= 0; i--) {
     bytes[i] = time % 256

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import sharp, { type Sharp } from 'sharp'
 import type { Evaluation, Run } from '../../../src-shared/api'
-import { isoTime } from '../clock'
+import { isoTime, uuidv7 } from '../clock'
 import { microToDecimal, runModel } from '../models'
 import type { SeededRun } from '../runs'
 import type { SandboxServices } from '../services'
@@ -197,15 +197,7 @@ class Uuids {
     }
     const bytes = this.pool.subarray(this.offset, this.offset + 16)
     this.offset += 16
-    let time = ms
-    for (let i = 5; i >= 0; i--) {
-      bytes[i] = time % 256
-      time = Math.floor(time / 256)
-    }
-    bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70
-    bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
-    const hex = bytes.toString('hex')
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`
+    return uuidv7(ms, bytes)
   }
 }
 

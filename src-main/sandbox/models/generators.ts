@@ -72,7 +72,7 @@ function rgbToPng(rgb: Buffer, width: number, height: number): Promise<Buffer> {
 }
 
 /** Decodes a `data:` URL (base64 or percent-encoded). */
-function decodeDataUrl(ref: string): Buffer {
+export function decodeDataUrl(ref: string): Buffer {
   const comma = ref.indexOf(',')
   if (comma < 0) throw new Error('the data: URL has no comma')
   const meta = ref.slice(5, comma)

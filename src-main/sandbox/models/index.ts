@@ -23,7 +23,7 @@ export {
   type VariableBehaviorCode,
   type VariableTypeCode,
 } from './codes'
-export { DEFAULT_FAILURE_RATE, runModel } from './generators'
+export { decodeDataUrl, DEFAULT_FAILURE_RATE, runModel } from './generators'
 export { CATALOG_TIMESTAMP, catalogId, uuidV5 } from './ids'
 export { predictMetrics, videoTiming } from './measure'
 export { decimalToMicro, estimateCost, microToDecimal, priceMetrics, priceRun } from './pricing'

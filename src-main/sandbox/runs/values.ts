@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import sharp from 'sharp'
 import { blobUrl } from '../core-area'
+import { decodeDataUrl } from '../models'
 import type { SandboxServices } from '../services'
 
 /**
@@ -38,16 +39,6 @@ export async function readBlob(services: SandboxServices, sha256: string): Promi
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   }
   return Buffer.concat(chunks)
-}
-
-function decodeDataUrl(ref: string): Buffer {
-  const comma = ref.indexOf(',')
-  if (comma < 0) throw new Error('the data: URL has no comma')
-  const meta = ref.slice(5, comma)
-  const payload = ref.slice(comma + 1)
-  return meta.split(';').includes('base64')
-    ? Buffer.from(payload, 'base64')
-    : Buffer.from(decodeURIComponent(payload), 'latin1')
 }
 
 /**
