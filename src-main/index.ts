@@ -4,8 +4,11 @@ import { app, BrowserWindow, shell } from 'electron'
 import { startLocalSandbox, type Backend } from './app/backend'
 import { appUrl, createMainWindow } from './app/window'
 import { isSafeExternalUrl } from './app/policy'
-import { createHandlers } from './ipc'
-import { registerIpc } from './ipc/electron'
+import { openCore, type Core } from './core'
+import { isDbError } from './db'
+import { createHandlers, type Unavailable } from './ipc'
+import { pushEvent, registerIpc } from './ipc/electron'
+import { openLogger, resolveLogLevel } from './log'
 
 if (!app.requestSingleInstanceLock()) {
   app.quit()
@@ -18,13 +21,38 @@ if (!app.requestSingleInstanceLock()) {
     }
   })
 
+  const home = app.getPath('userData')
+  const { level, problem } = resolveLogLevel(undefined)
+  const logger = openLogger({ home, level, bindings: { process: 'app' } })
+  if (problem) logger.warn(problem)
   let backend: Backend | null = null
+  let core: Core | null = null
+  let unavailable: Unavailable | null = null
+
+  const showWindow = () => {
+    const window = createMainWindow()
+    const unsubscribe = core?.onEvent((event, payload) => {
+      if (!window.isDestroyed()) pushEvent(window, event, payload)
+    })
+    // Notices raised before the page could listen (a mirror rebuilt at start) are told again.
+    window.webContents.on('did-finish-load', () => {
+      for (const notice of core?.notices ?? []) pushEvent(window, 'app.notice', notice)
+    })
+    window.on('closed', () => unsubscribe?.())
+  }
 
   void app.whenReady().then(async () => {
     try {
-      backend = await startLocalSandbox(join(app.getPath('userData'), 'sandbox'))
+      backend = await startLocalSandbox(join(home, 'sandbox'))
+      core = openCore({ home, backend, logger, afterSync: [] })
     } catch (error) {
-      console.error('The local sandbox could not start:', error)
+      logger.error('the local service or data could not start', { err: error })
+      unavailable = isDbError(error)
+        ? { code: error.code, message: error.message }
+        : {
+            code: 'UNAVAILABLE',
+            message: 'Atelier could not start its local service; the log says why.',
+          }
     }
     registerIpc(
       createHandlers({
@@ -33,12 +61,13 @@ if (!app.requestSingleInstanceLock()) {
         openExternal: async (url) => {
           if (isSafeExternalUrl(url)) await shell.openExternal(url)
         },
+        core: () => core ?? unavailable,
       }),
       appUrl(),
     )
-    createMainWindow()
+    showWindow()
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) createMainWindow()
+      if (BrowserWindow.getAllWindows().length === 0) showWindow()
     })
   })
 
@@ -46,7 +75,17 @@ if (!app.requestSingleInstanceLock()) {
     if (process.platform !== 'darwin') app.quit()
   })
 
-  app.on('will-quit', () => {
-    void backend?.close()
+  // Quitting waits for the sync to stop and the databases to close, then goes on.
+  let stopped = false
+  app.on('will-quit', (event) => {
+    if (stopped) return
+    event.preventDefault()
+    void (async () => {
+      await core?.close().catch(() => undefined)
+      await backend?.close().catch(() => undefined)
+      logger.close()
+      stopped = true
+      app.quit()
+    })()
   })
 }

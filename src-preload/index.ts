@@ -37,6 +37,13 @@ const api = {
     getInfo: () => invoke('app.getInfo'),
     openExternal: (args) => invoke('app.openExternal', args),
   },
+  sync: {
+    getStatus: () => invoke('sync.getStatus'),
+    start: () => invoke('sync.start'),
+  },
+  search: {
+    query: (args) => invoke('search.query', args),
+  },
   on,
 } satisfies AtelierApi
 

@@ -1,11 +1,30 @@
 import type { BackendInfo } from '../../src-shared/domain/app'
+import type { RunningSandbox } from '../sandbox'
 
 /** The service the app talks to. The key stays here, in the main process. */
 export interface Backend {
   info: BackendInfo
   apiKey: string
   organizationId: string
+  /**
+   * The name the mirror files this backend's sync cursors under: the profile's name, or
+   * `SANDBOX_PROFILE`, which no profile can take (":" is not allowed in profile names).
+   */
+  profile: string
   close: () => Promise<void>
+}
+
+export const SANDBOX_PROFILE = ':sandbox'
+
+/** The backend of a running sandbox: its admin key, in its main organization. */
+export function sandboxBackend(sandbox: RunningSandbox): Backend {
+  return {
+    info: { kind: 'sandbox', label: 'Local sandbox', url: sandbox.url },
+    apiKey: sandbox.keys.admin,
+    organizationId: sandbox.orgId,
+    profile: SANDBOX_PROFILE,
+    close: () => sandbox.close(),
+  }
 }
 
 /**
@@ -15,11 +34,5 @@ export interface Backend {
 export async function startLocalSandbox(dataDir: string): Promise<Backend> {
   // Loaded on demand: Fastify and sharp are only needed when the sandbox is the backend.
   const { startSandbox } = await import('../sandbox')
-  const sandbox = await startSandbox({ dataDir, port: 0 })
-  return {
-    info: { kind: 'sandbox', label: 'Local sandbox', url: sandbox.url },
-    apiKey: sandbox.keys.admin,
-    organizationId: sandbox.orgId,
-    close: () => sandbox.close(),
-  }
+  return sandboxBackend(await startSandbox({ dataDir, port: 0 }))
 }

@@ -1,8 +1,11 @@
 import { Command, CommanderError, Option } from 'commander'
 import { defaultHome } from '../app/paths'
 import { APP_VERSION } from '../app/version'
+import { DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, type LogLevel } from '../log'
+import { registerFeedback, registerOutbox } from './commands/outbox'
 import { registerProfile } from './commands/profile'
 import { registerSandbox } from './commands/sandbox'
+import { registerSearch } from './commands/search'
 import { registerSync } from './commands/sync'
 import { registerVersion } from './commands/version'
 import { EXIT, type ExitCode } from './exit-codes'
@@ -11,7 +14,7 @@ import type { CliIo, GlobalOptions } from './io'
 /** What a command gets: the global options and one way to print for people and for scripts. */
 export interface CommandContext {
   io: CliIo
-  globals: () => GlobalOptions
+  globals: () => GlobalOptions & { logLevel: LogLevel }
   /** `--json` prints `value` as one JSON document; otherwise `text` for people. */
   print: (value: unknown, text: string) => void
 }
@@ -32,7 +35,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   const program = new Command('atelier')
   const context: CommandContext = {
     io,
-    globals: () => program.opts<GlobalOptions>(),
+    globals: () => program.opts<GlobalOptions & { logLevel: LogLevel }>(),
     print: (value, text) => {
       io.stdout(context.globals().json ? `${JSON.stringify(value)}\n` : `${text}\n`)
     },
@@ -48,6 +51,12 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
     )
     .option('--profile <name>', 'the service profile to use (default: the current one)')
     .option('--json', 'print one JSON document on stdout, for scripts', false)
+    .addOption(
+      new Option('--log-level <level>', 'how much goes to <home>/logs/atelier.log')
+        .choices(LOG_LEVELS)
+        .env(LOG_LEVEL_ENV)
+        .default(DEFAULT_LOG_LEVEL),
+    )
     .showHelpAfterError('(run `atelier --help` to see the commands)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .addHelpText(
@@ -63,6 +72,9 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   registerSandbox(program, context)
   registerProfile(program, context)
   registerSync(program, context)
+  registerSearch(program, context)
+  registerOutbox(program, context)
+  registerFeedback(program, context)
   return program
 }
 

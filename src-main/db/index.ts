@@ -67,7 +67,7 @@ export type { Migration, MigrationReport } from './migrate'
 export { MIRROR_MIGRATIONS } from './migrations/mirror'
 export { LEDGER_MIGRATIONS } from './migrations/ledger'
 export { openConnection, quickCheck, BUSY_TIMEOUT_MS } from './connection'
-export type { Page } from './repositories/statements'
+export { Conditions, type Page } from './repositories/statements'
 export { RunsRepository, runInputText, type RunListQuery } from './repositories/runs'
 export {
   NodeRunsRepository,

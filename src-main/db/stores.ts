@@ -16,6 +16,7 @@ import {
   NodeRunsRepository,
   RunLogsRepository,
 } from './repositories/run-details'
+import { RunDetailsFetchedRepository } from './repositories/run-details-fetched'
 import { RunsRepository } from './repositories/runs'
 import { SearchIndex } from './repositories/search'
 import { SyncCursorsRepository } from './repositories/sync-cursors'
@@ -57,6 +58,7 @@ export class Mirror extends Store {
   readonly nodeRuns: NodeRunsRepository
   readonly runLogs: RunLogsRepository
   readonly callbackDeliveries: CallbackDeliveriesRepository
+  readonly runDetailsFetched: RunDetailsFetchedRepository
   readonly evaluations: EvaluationsRepository
   readonly assets: AssetsRepository
   readonly assetFolders: AssetFoldersRepository
@@ -79,6 +81,7 @@ export class Mirror extends Store {
     this.nodeRuns = new NodeRunsRepository(db)
     this.runLogs = new RunLogsRepository(db)
     this.callbackDeliveries = new CallbackDeliveriesRepository(db)
+    this.runDetailsFetched = new RunDetailsFetchedRepository(db, clock)
     this.evaluations = new EvaluationsRepository(db)
     this.assets = new AssetsRepository(db)
     this.assetFolders = new AssetFoldersRepository(db)

@@ -1,6 +1,7 @@
 import { existsSync, renameSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { MediaStoreError } from './errors'
+import { MediaRefs, REFS_MIGRATION } from './refs'
 
 export type MediaKind = 'output' | 'thumbnail' | 'asset'
 
@@ -45,6 +46,7 @@ const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX thumbnails_by_thumbnail ON thumbnails(thumbnail_sha256);
   `,
+  REFS_MIGRATION,
 ]
 
 const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB'])
@@ -99,9 +101,12 @@ export class MediaIndex {
   private readonly newestUseStmt: Database.Statement<[], { newest: number | null }>
   private readonly thumbnailStmt: Database.Statement<[string, number], { thumbnail_sha256: string }>
   private readonly linkStmt: Database.Statement<[string, number, string]>
+  /** Which run output or asset each file is, and how far fetching each owner got. */
+  readonly refs: MediaRefs
 
   constructor(readonly file: string) {
     this.db = MediaIndex.open(file)
+    this.refs = new MediaRefs(this.db)
     this.getStmt = this.db.prepare('SELECT * FROM entries WHERE sha256 = ?')
     // A second writer of the same bytes (another process, a reconciled orphan) improves what is
     // known about them but never makes it worse.

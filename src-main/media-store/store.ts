@@ -24,6 +24,14 @@ import {
   writeHashed,
 } from './files'
 import { MEDIA_KINDS, MediaIndex, type EntryRow, type LruRow, type MediaKind } from './index-db'
+import {
+  MEDIA_OWNER_KINDS,
+  type FetchOutcome,
+  type FetchRecord,
+  type MediaOwner,
+  type MediaRef,
+  type NewMediaRef,
+} from './refs'
 import { abortedError, SharedWork } from './shared'
 import {
   DEFAULT_THUMBNAIL_SIZE,
@@ -40,9 +48,10 @@ export interface MediaStoreOptions {
   /**
    * Whether the ledger still needs this file (inputs of in-flight runs, files of unfinished
    * uploads): a pinned entry is never evicted, even over the cap. Asked during eviction and
-   * `usage()`, so it must answer quickly; a throw counts as pinned.
+   * `usage()`, so it must answer quickly; a throw counts as pinned. `owners` reads, only when
+   * called, which run outputs and assets the file is (see `recordRefs`).
    */
-  isPinned?: (sha256: string) => boolean
+  isPinned?: (sha256: string, owners: () => readonly MediaOwner[]) => boolean
   fetch?: typeof fetch
   /** Epoch milliseconds. */
   clock?: () => number
@@ -141,6 +150,16 @@ function checkKind(kind: MediaKind | undefined): MediaKind | null {
   return kind
 }
 
+function checkOwner(owner: MediaOwner): MediaOwner {
+  if (!MEDIA_OWNER_KINDS.includes(owner.kind) || typeof owner.id !== 'string' || !owner.id) {
+    throw new MediaStoreError(
+      'INVALID_ARGUMENT',
+      `An owner is a kind (${MEDIA_OWNER_KINDS.join(', ')}) and a record id.`,
+    )
+  }
+  return { kind: owner.kind, id: owner.id }
+}
+
 function checkContentType(value: string): string {
   const type = mediaType(value)
   if (!type) {
@@ -200,7 +219,7 @@ export class MediaStore {
   readonly dir: string
   readonly recovered: RecoveryReport
   private maxBytes: number
-  private readonly isPinned: (sha256: string) => boolean
+  private readonly isPinned: (sha256: string, owners: () => readonly MediaOwner[]) => boolean
   private readonly fetchImpl: typeof fetch
   private readonly clock: () => number
   private readonly recentUseMs: number
@@ -565,6 +584,67 @@ export class MediaStore {
     return this.toStored(row)
   }
 
+  // ── owners ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Records which files a run output or an asset is (by position; a position seen again is
+   * replaced) and, when given, how its fetch went, in one transaction. The files need not be
+   * stored any more: a ref outlives eviction, so offline review still finds the thumbnail.
+   */
+  recordRefs(owner: MediaOwner, refs: readonly NewMediaRef[], outcome?: FetchOutcome): void {
+    this.assertOpen()
+    const checked = checkOwner(owner)
+    const rows = refs.map((ref) => {
+      if (!Number.isInteger(ref.position) || ref.position < 0) {
+        throw new MediaStoreError(
+          'INVALID_ARGUMENT',
+          'A ref position is a whole number, 0 or more.',
+        )
+      }
+      if (typeof ref.role !== 'string' || ref.role === '') {
+        throw new MediaStoreError('INVALID_ARGUMENT', 'A ref role names where the file sits.')
+      }
+      return {
+        position: ref.position,
+        role: ref.role,
+        sha256: checkSha256(ref.sha256),
+        contentType: checkContentType(ref.contentType),
+      }
+    })
+    if (outcome?.state === 'failed' && !(outcome.retryAt >= 0)) {
+      throw new MediaStoreError('INVALID_ARGUMENT', 'retryAt is epoch milliseconds, 0 or more.')
+    }
+    this.index.refs.record(checked, rows, outcome ?? null, Math.floor(this.clock()))
+  }
+
+  /** The files of an owner in record order, with their thumbnails of `thumbnailSize` pixels. */
+  refs(owner: MediaOwner, options: { thumbnailSize?: number } = {}): MediaRef[] {
+    this.assertOpen()
+    return this.index.refs.of(checkOwner(owner), options.thumbnailSize ?? DEFAULT_THUMBNAIL_SIZE)
+  }
+
+  /** The files a run made, as its output lists them. */
+  forRun(runId: string, options: { thumbnailSize?: number } = {}): MediaRef[] {
+    return this.refs({ kind: 'run-output', id: runId }, options)
+  }
+
+  /** The file an asset holds (or its preview, for an asset too large to keep whole). */
+  forAsset(assetId: string, options: { thumbnailSize?: number } = {}): MediaRef[] {
+    return this.refs({ kind: 'asset', id: assetId }, options)
+  }
+
+  /** The run outputs and assets that are this file. */
+  owners(sha256: string): MediaOwner[] {
+    this.assertOpen()
+    return this.index.refs.owners(checkSha256(sha256))
+  }
+
+  /** How fetching this owner went last; null when it was never tried. */
+  fetchRecord(owner: MediaOwner): FetchRecord | null {
+    this.assertOpen()
+    return this.index.refs.fetch(checkOwner(owner))
+  }
+
   // ── the cap ──────────────────────────────────────────────────────────────────────────────
 
   /** Applies a new cap at once, evicting down to it. */
@@ -656,7 +736,7 @@ export class MediaStore {
 
   private pinned(sha256: string): boolean {
     try {
-      return this.isPinned(sha256)
+      return this.isPinned(sha256, () => this.index.refs.owners(sha256))
     } catch {
       return true
     }

@@ -13,7 +13,14 @@ import {
   type PaginateOptions,
 } from './pagination'
 import { defaultSleep, resolveRetryPolicy, type RetryPolicy, type Sleep } from './retry'
-import { createTransport, type AuthHeader, type RetryInfo, type TransportConfig } from './transport'
+import {
+  createTransport,
+  parsedBodies,
+  type AuthHeader,
+  type RequestLog,
+  type RetryInfo,
+  type TransportConfig,
+} from './transport'
 
 export interface ServiceClientOptions {
   /** Where the service lives, e.g. `https://api.example.com`; paths start at `/v1`. */
@@ -33,6 +40,8 @@ export interface ServiceClientOptions {
   random?: (() => number) | undefined
   /** Told before each wait; never sees the key. */
   onRetry?: ((info: RetryInfo) => void) | undefined
+  /** Told after each attempt (a debug log): method, path, status, time; never a header or key. */
+  log?: ((entry: RequestLog) => void) | undefined
   userAgent?: string | undefined
 }
 
@@ -40,6 +49,11 @@ export interface ServiceClientOptions {
 export interface CallOptions {
   /** Overrides the client's per-attempt timeout for this call. */
   timeoutMs?: number | undefined
+  /**
+   * Told the headers of each successful answer (every page, for `list` and `pages`), for what
+   * the body does not carry, such as `X-Total-Count`.
+   */
+  onHeaders?: ((headers: Headers) => void) | undefined
 }
 
 type Api = Client<paths>
@@ -98,18 +112,21 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     method: Verb,
     path: string,
     init: Record<string, unknown>,
-  ) => Promise<{ data?: unknown }>
+  ) => Promise<{ response: Response }>
 
   async function call(method: Verb, path: string, init: object = {}): Promise<unknown> {
-    const { timeoutMs, ...rest } = init as LooseInit
+    const { timeoutMs, onHeaders, ...rest } = init as LooseInit
     if (timeoutMs !== undefined) assertTimeout(timeoutMs)
     // A non-2xx never reaches openapi-fetch: the transport turns it into a
     // ServiceError, so there is no `error` branch for a caller to forget.
-    const { data } = await request(method, path, {
+    const { response } = await request(method, path, {
       ...rest,
+      // The transport has parsed the body already (see parsedBodies); openapi-fetch leaves it.
+      parseAs: 'stream',
       fetch: (req: Request) => transport(req, { timeoutMs }),
     })
-    return data
+    onHeaders?.(response.headers)
+    return parsedBodies.get(response)
   }
 
   // The cursor goes back as `pq`; a `pq` the caller passed is where the walk starts.
@@ -176,6 +193,7 @@ function resolveOptions(options: ServiceClientOptions): {
       sleep: options.sleep ?? defaultSleep,
       random: options.random ?? Math.random,
       onRetry: options.onRetry,
+      log: options.log,
     },
   }
 }

@@ -29,4 +29,4 @@ export {
 } from './pagination'
 export { redact, redactDeep, REDACTED } from './redact'
 export { DEFAULT_RETRY_POLICY, SPEC_MAX_ATTEMPTS, type RetryPolicy, type Sleep } from './retry'
-export type { AuthHeader, RetryInfo } from './transport'
+export type { AuthHeader, RequestLog, RetryInfo } from './transport'

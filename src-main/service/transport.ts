@@ -8,7 +8,7 @@ import {
   type ServiceErrorCode,
 } from './errors'
 import { describeNetworkFailure, failedBeforeSending } from './network'
-import { redact, redactDeep } from './redact'
+import { redact, redactDeep, REDACTED } from './redact'
 import {
   backoffDelayMs,
   isTransientStatus,
@@ -34,6 +34,23 @@ export interface RetryInfo {
   retryAfterMs?: number | undefined
 }
 
+/** One attempt, as a debug log may show it: never a header, never a key. */
+export interface RequestLog {
+  method: string
+  /** The URL path; no query. */
+  path: string
+  /** The query as `name=value&…`, values of parameters named like credentials masked. */
+  query: string
+  /** From 1. */
+  attempt: number
+  /** HTTP status, or 0 when no answer arrived. */
+  status: number
+  /** Set when the attempt failed. */
+  code?: ServiceErrorCode | undefined
+  ms: number
+  requestId?: string | null | undefined
+}
+
 export interface TransportConfig {
   apiKey: string
   authHeader: AuthHeader
@@ -45,6 +62,7 @@ export interface TransportConfig {
   sleep: Sleep
   random: () => number
   onRetry?: ((info: RetryInfo) => void) | undefined
+  log?: ((entry: RequestLog) => void) | undefined
 }
 
 export interface SendOptions {
@@ -114,6 +132,24 @@ export function createTransport(config: TransportConfig): Transport {
     const isPost = method === 'POST'
     const hasIdempotencyKey = headers.has('Idempotency-Key')
 
+    const logAttempt = (result: Response | Failure, attempt: number, started: number): void => {
+      if (!config.log) return
+      try {
+        config.log({
+          method,
+          path,
+          query: safeQuery(url.searchParams, secrets),
+          attempt,
+          status: result.status,
+          ...(result instanceof Response ? {} : { code: result.code }),
+          ms: Math.round(performance.now() - started),
+          requestId: result instanceof Response ? requestIdOf(result.headers) : result.requestId,
+        })
+      } catch {
+        // A failing observer must not change what happens to the request.
+      }
+    }
+
     const toError = (failure: Failure, attempts: number, outcomeUnknown: boolean): ServiceError => {
       const lostAnswer = outcomeUnknown && failure.what !== undefined
       const code = lostAnswer ? 'OUTCOME_UNKNOWN' : failure.code
@@ -155,7 +191,9 @@ export function createTransport(config: TransportConfig): Transport {
     for (let attempt = 1; ; attempt++) {
       // Checked before the first attempt too: an already-aborted call sends nothing.
       if (isAborted(signal)) throw toError(abortedFailure(signal), attempt - 1, outcomeUnknown)
+      const started = performance.now()
       const result = await attemptOnce(url, method, headers, body, signal, timeoutMs)
+      logAttempt(result, attempt, started)
       if (result instanceof Response) return result
       const failure = result
       if (isPost) {
@@ -236,21 +274,42 @@ export function createTransport(config: TransportConfig): Transport {
     } catch (error) {
       return interrupted() ?? badBody(response, 'the body broke off part-way', true, error)
     }
+    let parsed: { value: unknown } | null = null
     if (text.trim() !== '') {
-      // Parsed here although openapi-fetch parses it again: this is the one
-      // place that still knows the request, so the error can say which one.
+      // Parsed here, the one place that still knows the request, so the error can say which
+      // one; the client takes the value from `parsedBodies` instead of parsing it again.
       try {
-        JSON.parse(text)
+        parsed = { value: JSON.parse(text) }
       } catch (error) {
         return badBody(response, 'the body is not valid JSON', false, error)
       }
     }
-    return new Response(NULL_BODY_STATUS.has(response.status) ? null : text, {
+    const answer = new Response(NULL_BODY_STATUS.has(response.status) ? null : text, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     })
+    if (parsed !== null) parsedBodies.set(answer, parsed.value)
+    return answer
   }
+}
+
+/**
+ * The JSON of each successful answer, as the transport parsed it to check it. A list page of
+ * evaluations is megabytes: parsing it once instead of twice is most of the client's own time.
+ */
+export const parsedBodies = new WeakMap<Response, unknown>()
+
+// Names that carry credentials in query strings elsewhere (presigned URLs, OAuth callbacks).
+const SECRET_PARAM = /key|token|secret|signature|sig$|password|auth|credential|^x-amz-/i
+
+function safeQuery(params: URLSearchParams, secrets: readonly string[]): string {
+  return [...params]
+    .map(
+      ([name, value]) =>
+        `${redact(name, secrets)}=${SECRET_PARAM.test(name) ? REDACTED : redact(value, secrets)}`,
+    )
+    .join('&')
 }
 
 // A call, unlike `signal.aborted`, is not narrowed across the awaits that follow.

@@ -1,39 +1,44 @@
-import type {
-  AssetFolder,
-  Evaluation,
-  ReferenceRecord,
-  Run,
-  Tombstone,
-  components,
-} from '../../src-shared/api'
+import type { ReferenceRecord, Solution } from '../../src-shared/api'
 import { timeMs, type Mirror } from '../db'
 import { isServiceError, type ServiceClient } from '../service'
+import {
+  CATALOG_PATHS,
+  INCREMENTAL,
+  SOLUTIONS,
+  SYNC_COLLECTIONS,
+  type Incremental,
+  type IncrementalCollection,
+  type Keyed,
+  type SyncCollection,
+} from './collections'
+import { eachBounded, fetchRunDetails, isRunGone, type RunDetailsReport } from './details'
+import { listPages, prefetched, type ListPage, type Query } from './pages'
 
-type Asset = components['schemas']['Asset']
-type Model = components['schemas']['Model']
-
-/** What `syncAll` walks, in this order: what a record refers to is written before it. */
-export const SYNC_COLLECTIONS = [
-  'catalogs',
-  'models',
-  'asset-folders',
-  'assets',
-  'runs',
-  'evaluations',
-  'tombstones',
-] as const
-export type SyncCollection = (typeof SYNC_COLLECTIONS)[number]
+export { SYNC_COLLECTIONS, type SyncCollection } from './collections'
 
 export const PAGE_LIMIT = 500
+/** How many runs a sync fetches the details of, at most, unless told otherwise. */
+export const DETAILS_LIMIT = 200
+/** How many runs have their details fetched at the same time. */
+export const DETAILS_CONCURRENCY = 4
 
 export type SyncPhase = 'start' | 'page' | 'done'
 
-/** `total` is left out: the list envelope carries no count, and counting would cost a full walk. */
 export interface SyncProgress {
   collection: SyncCollection
   phase: SyncPhase
-  /** Records fetched so far in this collection (boundary re-reads not counted). */
+  /**
+   * Records handled so far in this collection (boundary re-reads not counted). A sync that
+   * resumes a first full sync counts the records the mirror already holds as done; for
+   * `run-details` it counts runs.
+   */
   done: number
+  /**
+   * How many `done` will reach: done-before plus what the service counted from the cursor on
+   * (`X-Total-Count`, asked for on the first page). Absent when the service does not count:
+   * show an indeterminate bar. The `done` event settles it to `done`, since records changed
+   * during the sync can make the first count a little off.
+   */
   total?: number
   pages: number
 }
@@ -68,98 +73,11 @@ export interface SyncEngineOptions {
   orgId: string
   clock?: () => number
   onProgress?: (progress: SyncProgress) => void
+  /** At most this many runs get their details fetched per sync (default 200). */
+  detailsLimit?: number
+  /** Runs whose details are fetched at the same time (default 4). */
+  detailsConcurrency?: number
 }
-
-interface Keyed {
-  /** The cursor's time field, as the service wrote it. */
-  at: string
-  id: string
-}
-
-/** How one incrementally synced collection is read and written. */
-interface Incremental<T> {
-  path: string
-  field: 'updated_at' | 'deleted_at'
-  key: (item: T) => Keyed | null
-  write: (
-    mirror: Mirror,
-    items: readonly T[],
-    orgId: string,
-  ) => { written: number; removed: number }
-}
-
-const byUpdated = (item: { id?: string | null; updated_at?: string | null }): Keyed | null =>
-  typeof item.id === 'string' && typeof item.updated_at === 'string'
-    ? { at: item.updated_at, id: item.id }
-    : null
-
-const INCREMENTAL: Record<Exclude<SyncCollection, 'catalogs'>, Incremental<never>> = {
-  models: {
-    path: '/v1/models',
-    field: 'updated_at',
-    key: byUpdated,
-    write: (m, items: readonly Model[], orgId) => ({
-      written: m.models.upsertPage(items, { orgId }),
-      removed: 0,
-    }),
-  } satisfies Incremental<Model>,
-  'asset-folders': {
-    path: '/v1/asset-folders',
-    field: 'updated_at',
-    key: byUpdated,
-    write: (m, items: readonly AssetFolder[]) => ({
-      written: m.assetFolders.upsertPage(items),
-      removed: 0,
-    }),
-  } satisfies Incremental<AssetFolder>,
-  assets: {
-    path: '/v1/assets',
-    field: 'updated_at',
-    key: byUpdated,
-    write: (m, items: readonly Asset[]) => ({ written: m.assets.upsertPage(items), removed: 0 }),
-  } satisfies Incremental<Asset>,
-  runs: {
-    path: '/v1/runs',
-    field: 'updated_at',
-    key: byUpdated,
-    write: (m, items: readonly Run[]) => ({ written: m.runs.upsertPage(items), removed: 0 }),
-  } satisfies Incremental<Run>,
-  evaluations: {
-    path: '/v1/evaluations',
-    field: 'updated_at',
-    key: byUpdated,
-    write: (m, items: readonly Evaluation[], orgId) => ({
-      written: m.evaluations.upsertPage(items, { orgId }),
-      removed: 0,
-    }),
-  } satisfies Incremental<Evaluation>,
-  tombstones: {
-    path: '/v1/tombstones',
-    field: 'deleted_at',
-    key: (t: Tombstone) => ({ at: t.deleted_at, id: t.id }),
-    write: (m, items: readonly Tombstone[]) => ({
-      written: 0,
-      removed: m.applyTombstonePage(items),
-    }),
-  } satisfies Incremental<Tombstone>,
-}
-
-/** Reference catalogs: small, without tombstones, so each is read whole and replaced whole. */
-const CATALOG_PATHS = [
-  'catalogs/pricing-dimensions',
-  'catalogs/model-types',
-  'catalogs/rule-effects',
-  'catalogs/units',
-  'catalogs/variable-behaviors',
-  'catalogs/variable-types',
-  'catalogs/validators',
-  'runs/target-types',
-  'runs/sources',
-  'runs/log-levels',
-  'runs/statuses',
-  'evaluations/statuses',
-  'webhooks/event-types',
-] as const
 
 class Stop extends Error {
   constructor(
@@ -171,10 +89,14 @@ class Stop extends Error {
   }
 }
 
-type LoosePages = (
-  path: string,
-  init: { params: { query: Record<string, string | number> }; signal?: AbortSignal },
-) => AsyncGenerator<{ items: unknown[]; next: string | null }>
+/** A collection being synced: its report and what its progress events say. */
+interface Running {
+  report: CollectionReport
+  /** Counted as done before this sync started (a resumed first sync). */
+  before: number
+  done: number
+  total: number | undefined
+}
 
 /**
  * Pulls the service into the mirror, one collection after another. Every page is written with
@@ -189,6 +111,11 @@ export class SyncEngine {
   private readonly orgId: string
   private readonly clock: () => number
   private readonly onProgress: ((progress: SyncProgress) => void) | undefined
+  private readonly detailsLimit: number
+  private readonly detailsConcurrency: number
+  /** The newest runs written by this engine's runs pass, oldest first, at most detailsLimit. */
+  private changedRuns: string[] = []
+  private readonly counts = new Map<string, () => number>()
 
   constructor(options: SyncEngineOptions) {
     this.client = options.client
@@ -197,6 +124,11 @@ export class SyncEngine {
     this.orgId = options.orgId
     this.clock = options.clock ?? Date.now
     this.onProgress = options.onProgress
+    this.detailsLimit = Math.max(0, Math.floor(options.detailsLimit ?? DETAILS_LIMIT))
+    this.detailsConcurrency = Math.max(
+      1,
+      Math.floor(options.detailsConcurrency ?? DETAILS_CONCURRENCY),
+    )
   }
 
   /** Every collection (or the ones named), in dependency order; stops at the first failure. */
@@ -206,6 +138,7 @@ export class SyncEngine {
     const started = this.clock()
     const wanted = new Set(options.collections ?? SYNC_COLLECTIONS)
     const reports: CollectionReport[] = []
+    this.changedRuns = []
     for (const name of SYNC_COLLECTIONS) {
       if (!wanted.has(name)) continue
       const report = emptyReport(name)
@@ -233,63 +166,79 @@ export class SyncEngine {
     return report
   }
 
+  /**
+   * The node runs, logs and callback deliveries of one run, every page, for when a run is
+   * opened: whether or not a sync fetched them before. Throws a ServiceError as it comes (404
+   * when the run is gone).
+   */
+  async syncRunDetails(
+    runId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RunDetailsReport> {
+    return fetchRunDetails(
+      { client: this.client, mirror: this.mirror, signal: options.signal },
+      runId,
+    )
+  }
+
   private async run(
     name: SyncCollection,
     report: CollectionReport,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    this.emit(report, 'start')
-    if (name === 'catalogs') await this.syncCatalogs(report, signal)
-    else await this.syncIncremental(name, INCREMENTAL[name], report, signal)
-    this.emit(report, 'done')
+    const running: Running = { report, before: 0, done: 0, total: undefined }
+    if (name in INCREMENTAL) {
+      running.before = this.doneBefore(name as IncrementalCollection)
+      running.done = running.before
+    }
+    this.emit(running, 'start')
+    if (name === 'catalogs') await this.syncCatalogs(running, signal)
+    else if (name === 'solutions') await this.syncSolutions(running, signal)
+    else if (name === 'run-details') await this.syncDetails(running, signal)
+    else await this.syncIncremental(name, INCREMENTAL[name], running, signal)
+    running.total = running.done
+    this.emit(running, 'done')
   }
 
   private async syncIncremental(
-    name: SyncCollection,
+    name: IncrementalCollection,
     spec: Incremental<never>,
-    report: CollectionReport,
+    running: Running,
     signal: AbortSignal | undefined,
   ): Promise<void> {
+    const { report } = running
     const key = { profile: this.profileName, orgId: this.orgId, collection: name }
     const stored = this.mirror.syncCursors.get(key)
     let cursor: Keyed | null =
       stored?.updatedAt != null && stored.id != null
         ? { at: stored.updatedAt, id: stored.id }
         : null
-    const query: Record<string, string | number> = {
-      sort_by: `${spec.field}:asc`,
-      limit: PAGE_LIMIT,
-    }
+    const query: Query = { sort_by: `${spec.field}:asc`, limit: PAGE_LIMIT }
     // `>=`, not `>`: records sharing the cursor's time but not yet seen must come back.
     if (cursor) query.q = `${spec.field}>=${cursor.at}`
-    const pages = (this.client.pages as unknown as LoosePages)(spec.path, {
-      params: { query },
-      ...(signal ? { signal } : {}),
+    const pages = listPages(this.client, spec.path, query, {
+      signal,
+      onTotal: (remaining) => {
+        running.total = running.before + remaining
+      },
     })
-    let pending = pages.next()
-    for (;;) {
-      const result = await pending
-      if (result.done) break
-      const page = result.value
-      // Fetching the next page while this one is written: the write is synchronous, the fetch
-      // is not, so the network is kept busy. Its failure is seen at the next await.
-      pending =
-        page.next === null ? Promise.resolve({ done: true, value: undefined }) : pages.next()
-      pending.catch(() => undefined)
-      if (signal?.aborted) {
-        await pages.return(undefined).catch(() => undefined)
-        throw signal.reason
-      }
+    for await (const page of prefetched(pages, isLastPage)) {
+      if (signal?.aborted) throw signal.reason
+      // The service sorts by (time, id), so only the first items can be at or before the cursor.
       const after = cursor
-      const fresh = page.items.filter((item) => {
-        const k = spec.key(item as never)
-        return k === null || after === null || compareKeys(k, after) > 0
-      })
-      let last = cursor
-      for (const item of page.items) {
-        const k = spec.key(item as never)
-        if (k !== null && (last === null || compareKeys(k, last) > 0)) last = k
+      let start = 0
+      if (after !== null) {
+        while (start < page.items.length) {
+          const k = spec.key(page.items[start] as never)
+          if (k === null || compareKeys(k, after) > 0) break
+          start++
+        }
       }
+      const fresh = start === 0 ? page.items : page.items.slice(start)
+      const lastItem = page.items.at(-1)
+      const lastKey = lastItem === undefined ? null : spec.key(lastItem as never)
+      const last =
+        lastKey !== null && (cursor === null || compareKeys(lastKey, cursor) > 0) ? lastKey : cursor
       const finished = page.next === null
       const { written, removed } = this.mirror.transaction(() => {
         const counts =
@@ -300,59 +249,162 @@ export class SyncEngine {
           ...key,
           updatedAt: last?.at ?? null,
           id: last?.id ?? null,
-          fullSync: finished && stored === null,
+          fullSync: finished && stored?.lastFullSyncMs == null,
         })
         return counts
       })
       cursor = last
+      if (name === 'runs') this.noteChangedRuns(fresh)
       report.pages++
       report.fetched += fresh.length
       report.written += written
       report.tombstones += removed
-      this.emit(report, 'page')
+      running.done = running.before + report.fetched
+      this.emit(running, 'page')
     }
   }
 
-  private async syncCatalogs(
-    report: CollectionReport,
+  /** Whole-replace collections are fetched whole first: replacing half would drop live records. */
+  private async fetchWhole(
+    path: string,
+    query: Query,
+    running: Running,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
-    // All fetched first, then one transaction: a catalog half replaced would drop live codes.
+    onTotal?: (total: number) => void,
+  ): Promise<unknown[]> {
+    const records: unknown[] = []
+    const pages = listPages(this.client, path, query, { signal, ...(onTotal ? { onTotal } : {}) })
+    for await (const page of prefetched(pages, isLastPage)) {
+      running.report.pages++
+      for (const item of page.items) records.push(item)
+    }
+    return records
+  }
+
+  private async syncSolutions(running: Running, signal: AbortSignal | undefined): Promise<void> {
+    const solutions = (await this.fetchWhole(
+      SOLUTIONS.path,
+      { sort_by: 'updated_at:asc', limit: PAGE_LIMIT },
+      running,
+      signal,
+      (total) => {
+        running.total = total
+      },
+    )) as Solution[]
+    if (signal?.aborted) throw signal.reason
+    running.report.written += this.mirror.transaction(() =>
+      SOLUTIONS.write(this.mirror, solutions, this.orgId),
+    )
+    running.report.fetched = solutions.length
+    running.done = solutions.length
+    this.emit(running, 'page')
+  }
+
+  private async syncCatalogs(running: Running, signal: AbortSignal | undefined): Promise<void> {
     const fetched = await Promise.all(
       CATALOG_PATHS.map(async (path) => {
-        const records: ReferenceRecord[] = []
-        const pages = (this.client.pages as unknown as LoosePages)(`/v1/${path}`, {
-          params: { query: { limit: PAGE_LIMIT } },
-          ...(signal ? { signal } : {}),
-        })
-        for await (const page of pages) {
-          report.pages++
-          records.push(...(page.items as ReferenceRecord[]))
-        }
+        const records = (await this.fetchWhole(
+          `/v1/${path}`,
+          { limit: PAGE_LIMIT },
+          running,
+          signal,
+        )) as ReferenceRecord[]
         return [path.replace(/^catalogs\//, ''), records] as const
       }),
     )
     if (signal?.aborted) throw signal.reason
-    report.written += this.mirror.transaction(() =>
+    running.report.written += this.mirror.transaction(() =>
       fetched.reduce(
         (sum, [catalog, records]) =>
           sum + this.mirror.catalogs.replace({ orgId: this.orgId }, catalog, records),
         0,
       ),
     )
-    report.fetched = fetched.reduce((sum, [, records]) => sum + records.length, 0)
-    this.emit(report, 'page')
+    running.report.fetched = fetched.reduce((sum, [, records]) => sum + records.length, 0)
+    running.done = running.report.fetched
+    running.total = running.done
+    this.emit(running, 'page')
   }
 
-  private emit(report: CollectionReport, phase: SyncPhase): void {
-    this.onProgress?.({
+  /**
+   * The details of the runs this sync changed (newest first) and of every unfinished run, at
+   * most detailsLimit, skipping those fetched at the run's current updated_at. A run deleted on
+   * the service meanwhile is skipped: its tombstone comes with the next sync.
+   */
+  private async syncDetails(running: Running, signal: AbortSignal | undefined): Promise<void> {
+    const { report } = running
+    const due =
+      this.detailsLimit === 0
+        ? []
+        : this.mirror.runDetailsFetched.due(this.orgId, this.changedRuns, this.detailsLimit)
+    running.total = due.length
+    await eachBounded(due, this.detailsConcurrency, async (runId) => {
+      if (signal?.aborted) throw signal.reason
+      try {
+        const details = await fetchRunDetails(
+          { client: this.client, mirror: this.mirror, signal },
+          runId,
+        )
+        report.pages += details.requests
+        report.fetched += details.nodeRuns + details.logs + details.callbackDeliveries
+        report.written += details.written
+      } catch (error) {
+        if (!isRunGone(error)) throw error
+      }
+      // For run-details, `done` counts runs, not records.
+      running.done++
+      this.emit(running, 'page')
+    })
+  }
+
+  /** Keeps the ids of the newest runs written, for the details pass; bounded by its limit. */
+  private noteChangedRuns(fresh: readonly unknown[]): void {
+    if (this.detailsLimit === 0) return
+    for (const run of fresh) {
+      const id = (run as { id?: unknown }).id
+      if (typeof id === 'string') this.changedRuns.push(id)
+    }
+    const over = this.changedRuns.length - this.detailsLimit
+    if (over > 0) this.changedRuns.splice(0, over)
+  }
+
+  /** A first full sync that was stopped: what it wrote counts as done. */
+  private doneBefore(name: IncrementalCollection): number {
+    const { table } = INCREMENTAL[name]
+    if (table === null) return 0
+    const key = { profile: this.profileName, orgId: this.orgId, collection: name }
+    const stored = this.mirror.syncCursors.get(key)
+    const resuming = stored !== null && stored.id !== null && stored.lastFullSyncMs === null
+    return resuming ? this.storedCount(table) : 0
+  }
+
+  /** The organization's rows of a mirror table. */
+  private storedCount(table: string): number {
+    let count = this.counts.get(table)
+    if (!count) {
+      const statement = this.mirror.db
+        .prepare(`SELECT count(*) FROM ${table} WHERE org_id = ?`)
+        .pluck()
+      count = () => statement.get(this.orgId) as number
+      this.counts.set(table, count)
+    }
+    return count()
+  }
+
+  private emit(running: Running, phase: SyncPhase): void {
+    if (!this.onProgress) return
+    const { report, done, total } = running
+    this.onProgress({
       collection: report.collection,
       phase,
-      done: report.fetched,
+      done,
+      ...(total === undefined ? {} : { total }),
       pages: report.pages,
     })
   }
 }
+
+const isLastPage = (page: ListPage) => page.next === null
 
 function emptyReport(collection: SyncCollection): CollectionReport {
   return { collection, pages: 0, fetched: 0, written: 0, tombstones: 0 }
@@ -360,8 +412,10 @@ function emptyReport(collection: SyncCollection): CollectionReport {
 
 /** The service's order: by time as an instant, then by id. */
 function compareKeys(a: Keyed, b: Keyed): number {
-  const at = timeMs(a.at, 'cursor') - timeMs(b.at, 'cursor')
-  if (at !== 0) return at
+  if (a.at !== b.at) {
+    const at = timeMs(a.at, 'cursor') - timeMs(b.at, 'cursor')
+    if (at !== 0) return at
+  }
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 

@@ -4544,6 +4544,11 @@ export interface components {
     /** @description Backward pagination flag: page backwards from the `pq` cursor. */
     from_prev: boolean
     /**
+     * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+     * @example count=exact
+     */
+    PreferCount: string
+    /**
      * @description Assumed: the relation-embedding parameter is named `include`: a comma-separated list of created_by_user, inputs, nodes, outputs, recent_stars.
      * @example nodes,inputs,outputs
      */
@@ -4613,6 +4618,8 @@ export interface components {
     ServiceRequestId: string
     /** @description Assumed: 429 and 503 carry Retry-After in seconds. */
     RetryAfter: number
+    /** @description Assumed: sent on a list page when the request had `Prefer: count=exact`: how many records match the request's filters (q, parent or `any`), ignoring pq, from_prev and limit. A service that does not count leaves it out. */
+    TotalCount: number
   }
   pathItems: never
 }
@@ -4699,6 +4706,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -4709,6 +4721,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -4815,6 +4828,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -4825,6 +4843,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -4894,6 +4913,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The model id, or `any` to search across all models in the organization. */
@@ -4907,6 +4931,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -4942,6 +4967,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The model id, or `any` to search across all models in the organization. */
@@ -4955,6 +4985,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -4990,6 +5021,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The model id, or `any` to search across all models in the organization. */
@@ -5003,6 +5039,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5038,6 +5075,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The model id, or `any` to search across all models in the organization. */
@@ -5051,6 +5093,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5086,6 +5129,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The model id, or `any` to search across all models in the organization. */
@@ -5099,6 +5147,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5134,6 +5183,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The model id, or `any` to search across all models in the organization. */
@@ -5147,6 +5201,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5217,6 +5272,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -5227,6 +5287,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5296,6 +5357,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -5306,6 +5372,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5430,6 +5497,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -5440,6 +5512,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5548,6 +5621,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The run id. */
@@ -5561,6 +5639,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5596,6 +5675,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The run id. */
@@ -5609,6 +5693,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5804,6 +5889,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -5814,6 +5904,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5883,6 +5974,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -5893,6 +5989,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -5962,6 +6059,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -5972,6 +6074,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -6041,6 +6144,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -6051,6 +6159,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -6120,6 +6229,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -6130,6 +6244,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -6272,6 +6387,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -6282,6 +6402,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -6634,6 +6755,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -6644,6 +6770,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -6834,6 +6961,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -6844,6 +6976,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -6915,6 +7048,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -6925,6 +7063,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7067,6 +7206,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -7077,6 +7221,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7147,6 +7292,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -7157,6 +7307,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7334,6 +7485,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The webhook id, or `any` to search across all webhooks in the organization. */
@@ -7347,6 +7503,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7419,6 +7576,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The webhook id, or `any` to search across all webhooks in the organization. */
@@ -7434,6 +7596,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7548,6 +7711,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -7558,6 +7726,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7669,6 +7838,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -7679,6 +7853,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7867,6 +8042,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The flow id, or `any` to search across all flows in the organization. */
@@ -7880,6 +8060,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7915,6 +8096,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The flow id, or `any` to search across all flows in the organization. */
@@ -7928,6 +8114,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -7963,6 +8150,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The flow id, or `any` to search across all flows in the organization. */
@@ -7976,6 +8168,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8011,6 +8204,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The flow id, or `any` to search across all flows in the organization. */
@@ -8026,6 +8224,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8061,6 +8260,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The flow id, or `any` to search across all flows in the organization. */
@@ -8076,6 +8280,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8111,6 +8316,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The flow id, or `any` to search across all flows in the organization. */
@@ -8124,6 +8334,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8217,6 +8428,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -8227,6 +8443,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8302,6 +8519,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -8312,6 +8534,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8524,6 +8747,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The workflow id, or `any` to search across all workflows in the organization. */
@@ -8537,6 +8765,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8572,6 +8801,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The workflow id, or `any` to search across all workflows in the organization. */
@@ -8585,6 +8819,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8673,6 +8908,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -8683,6 +8923,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8752,6 +8993,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -8762,6 +9008,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8796,6 +9043,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -8806,6 +9058,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8910,6 +9163,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The solution id, or `any` to search across all solutions in the organization. */
@@ -8923,6 +9181,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -8995,6 +9254,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The solution id, or `any` to search across all solutions in the organization. */
@@ -9008,6 +9272,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9043,6 +9308,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path: {
         /** @description The solution id, or `any` to search across all solutions in the organization. */
@@ -9056,6 +9326,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9091,6 +9362,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9101,6 +9377,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9170,6 +9447,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9180,6 +9462,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9249,6 +9532,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9259,6 +9547,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9328,6 +9617,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9338,6 +9632,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9407,6 +9702,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9417,6 +9717,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9486,6 +9787,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9496,6 +9802,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {
@@ -9565,6 +9872,11 @@ export interface operations {
       header?: {
         /** @description Selects the organization to act in; defaults to the credential's organization. The credential must belong to it (403 ORGANIZATION_MEMBERSHIP_REQUIRED otherwise). */
         'X-Organization-Id'?: components['parameters']['OrganizationId']
+        /**
+         * @description Assumed: `Prefer: count=exact` (the PostgREST convention) asks a list for the number of records that match its filters (q, and the parent or `any` in the path), whatever pq, from_prev and limit say; the answer then carries it in X-Total-Count. Counted only when asked; other Prefer values are ignored.
+         * @example count=exact
+         */
+        Prefer?: components['parameters']['PreferCount']
       }
       path?: never
       cookie?: never
@@ -9575,6 +9887,7 @@ export interface operations {
       200: {
         headers: {
           'Service-Request-Id': components['headers']['ServiceRequestId']
+          'X-Total-Count': components['headers']['TotalCount']
           [name: string]: unknown
         }
         content: {

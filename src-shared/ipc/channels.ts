@@ -7,4 +7,7 @@ import type { IpcChannel } from './contract'
 export const IPC_CHANNELS = [
   'app.getInfo',
   'app.openExternal',
+  'sync.getStatus',
+  'sync.start',
+  'search.query',
 ] as const satisfies readonly IpcChannel[]

@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import type { AppInfo } from '../domain/app'
+import { searchQuerySchema, type SearchResult } from '../domain/search'
+import type { SyncStatus } from '../domain/sync'
 
 /**
  * One entry per IPC channel: the zod schema of its single argument and, as a phantom type,
@@ -30,6 +32,11 @@ export const ipcContract = {
         .max(2048),
     }),
   ),
+  'sync.getStatus': channel<SyncStatus>()(noArgs),
+  /** Starts a sync, or joins the running one; answers once it has ended. */
+  'sync.start': channel<SyncStatus>()(noArgs),
+  /** Offline search of the mirror: ranked with words, a filtered list without. */
+  'search.query': channel<SearchResult>()(searchQuerySchema),
 } as const
 
 export type IpcContract = typeof ipcContract

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
+import { openCore, type Core } from '../../src-main/core'
+import { openLogger, type Logger } from '../../src-main/log'
 import { chromiumAvailability, launchChromium } from '../helpers/chromium'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
 import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
@@ -16,6 +18,8 @@ describe.runIf(available)('the app frame in Chromium', () => {
   let renderer: ServedRenderer
   let backend: Backend
   let sandboxDir: string
+  let logger: Logger
+  let core: Core
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
@@ -23,11 +27,16 @@ describe.runIf(available)('the app frame in Chromium', () => {
     ;[renderer, browser, backend] = await Promise.all([
       buildAndServeRenderer(),
       launchChromium(),
-      startLocalSandbox(sandboxDir),
+      startLocalSandbox(join(sandboxDir, 'sandbox')),
     ])
+    // The app's own core, as the desktop app opens it: its home, its sandbox, its first sync.
+    logger = openLogger({ home: sandboxDir })
+    core = openCore({ home: sandboxDir, backend, logger })
   }, 120_000)
 
   afterAll(async () => {
+    await core.close()
+    logger.close()
     await browser.close()
     await renderer.close()
     await backend.close()
@@ -38,15 +47,16 @@ describe.runIf(available)('the app frame in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
     const errors: string[] = []
     page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info)
+    await bridgeToMainProcess(page, () => backend.info, { core })
     await page.goto(renderer.url)
 
     const nav = page.getByRole('navigation', { name: 'Sections' })
+    await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
     for (const name of ['Flows', 'Assets', 'Runs', 'Evaluations', 'Settings']) {
       await expect.poll(() => nav.getByRole('button', { name }).count()).toBe(1)
     }
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Flows')
-    expect(await page.getByRole('status').textContent()).toContain('No flows yet')
+    expect(await page.getByRole('main').getByRole('status').textContent()).toContain('No flows yet')
     // The version comes from the main-process handler, not from the bundle.
     expect(await nav.textContent()).toMatch(/Atelier \d+\.\d+\.\d+ · web/)
     // With no profile the app runs on the local sandbox, and says so.
@@ -55,7 +65,7 @@ describe.runIf(available)('the app frame in Chromium', () => {
 
     await nav.getByRole('button', { name: 'Runs' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Runs')
-    expect(await page.getByRole('status').textContent()).toContain('No runs yet')
+    expect(await page.getByRole('main').getByRole('status').textContent()).toContain('No runs yet')
 
     await page.keyboard.press('Control+2')
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Assets')

@@ -123,9 +123,9 @@ describe('mirror migrations, one step at a time on a real file', () => {
          updated_ms, prompt, json)
        VALUES ('r1', ?, 'succeeded', 'model', 'api', 1, 1, 'a lighthouse in fog', '{}')`,
     ).run(ORG)
-    const report = migrate(db, MIRROR_MIGRATIONS, file)
+    const report = migrate(db, MIRROR_MIGRATIONS, file, 2)
     expect(report.applied).toEqual(['2 full-text search index'])
-    expect(schemaVersion(db)).toBe(latestVersion(MIRROR_MIGRATIONS))
+    expect(schemaVersion(db)).toBe(2)
     const virtual = tables(db)
       .filter((t) => t.type === 'virtual')
       .map((t) => t.name)
@@ -154,8 +154,20 @@ describe('mirror migrations, one step at a time on a real file', () => {
     }
   })
 
+  it('step 3 adds the run-details marker, which goes with its run', () => {
+    const report = migrate(db, MIRROR_MIGRATIONS, file)
+    expect(report.applied).toEqual(['3 run details fetched marker'])
+    expect(schemaVersion(db)).toBe(latestVersion(MIRROR_MIGRATIONS))
+    db.prepare(
+      'INSERT INTO run_details_fetched (run_id, run_updated_ms, fetched_ms) VALUES (?, 1, 2)',
+    ).run('r1')
+    db.prepare("DELETE FROM runs WHERE id = 'r1'").run()
+    expect(db.prepare('SELECT count(*) FROM run_details_fetched').pluck().get()).toBe(0)
+  })
+
   it('a second run applies nothing', () => {
-    expect(migrate(db, MIRROR_MIGRATIONS, file)).toEqual({ from: 2, to: 2, applied: [] })
+    const latest = latestVersion(MIRROR_MIGRATIONS)
+    expect(migrate(db, MIRROR_MIGRATIONS, file)).toEqual({ from: latest, to: latest, applied: [] })
   })
 })
 

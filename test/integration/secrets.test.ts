@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runAtelier, type CliOptions, type CliRun } from '../helpers/cli'
 import {
   secretServiceAvailability,
   startSecretService,
@@ -12,43 +12,11 @@ import {
 } from '../helpers/keyring'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
-const root = join(import.meta.dirname, '..', '..')
 const scratch = mkdtempSync(join(tmpdir(), 'atelier-secrets-'))
 const tools = secretServiceAvailability()
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-interface CliOptions {
-  input?: string
-  env?: NodeJS.ProcessEnv
-  /** Runs the command through this program, e.g. a dbus-run-session of our own. */
-  wrap?: string[]
-}
-
-/**
- * Runs the real `atelier` binary as a user would. Asynchronous on purpose: the sandbox answers
- * from this process, so a synchronous spawn would leave the command waiting for it forever.
- */
-function atelier(args: string[], { input = '', env, wrap = [] }: CliOptions = {}): Promise<CliRun> {
-  const [command, ...rest] = [...wrap, process.execPath, join(root, 'bin', 'atelier.mjs'), ...args]
-  return new Promise((resolve, reject) => {
-    const child = spawn(command ?? process.execPath, rest, { cwd: root, env })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-    child.stdin.end(input)
-  })
+function atelier(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  return runAtelier(args, { timeoutMs: 30_000, ...options })
 }
 
 function newHome(): string {
@@ -343,7 +311,7 @@ describe.skipIf(!tools.available)(
       await step(['profile', 'check'])
       await step(['--json', 'profile', 'check', 'main'])
       await step(['profile', 'remove', 'team'])
-      // Commands that use a profile (sync, run, logs at debug level) belong in this session too.
+      // Sync, a run and logs at debug level, with the same kind of scan: sentinel.test.ts.
       expect(keyring.lookup('main')).toBe(sentinel)
 
       const files = filesUnder(home)

@@ -126,7 +126,24 @@ const V2_UPLOADS = `
   END;
 `
 
+const V3_OUTBOX_ANSWERS = `
+  -- The service's error code of the last failure or refusal, next to its message, so the user
+  -- sees the service's own words and a script can tell a conflict from a missing record.
+  ALTER TABLE outbox ADD COLUMN last_error_code TEXT;
+  -- The local id (local:<uuid>) a create hands out before the service has given the record its
+  -- own, so later writes made offline can point at it (an asset moved into a new folder).
+  ALTER TABLE outbox ADD COLUMN placeholder_id TEXT;
+  -- What the service answered for a sent write: the id it gave a created record (what the
+  -- placeholder stands for from then on) and the record's updated_at (the base the next edit
+  -- of the same record made offline was built on).
+  ALTER TABLE outbox ADD COLUMN result_id TEXT;
+  ALTER TABLE outbox ADD COLUMN result_updated_at TEXT;
+  CREATE UNIQUE INDEX outbox_by_placeholder ON outbox (placeholder_id)
+    WHERE placeholder_id IS NOT NULL;
+`
+
 export const LEDGER_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'run intents and the outbox', up: V1_INTENTS_AND_OUTBOX },
   { version: 2, name: 'upload manifests, files and parts', up: V2_UPLOADS },
+  { version: 3, name: 'outbox error codes, placeholders and answers', up: V3_OUTBOX_ANSWERS },
 ]

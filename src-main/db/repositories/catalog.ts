@@ -48,6 +48,7 @@ export class SharedRecordsRepository<T extends { id: string }> {
   private readonly deleteOne: Database.Statement
   private readonly byId: Database.Statement
   private readonly deleteByIds: Database.Statement
+  private readonly deleteOthers: Database.Statement
   private readonly countByOrg: Database.Statement
   private readonly firstPage: Database.Statement
   private readonly nextPage: Database.Statement
@@ -70,6 +71,9 @@ export class SharedRecordsRepository<T extends { id: string }> {
     this.byId = db.prepare(`SELECT json FROM ${table} WHERE org_id = ? AND id = ?`).pluck()
     this.deleteByIds = db.prepare(
       `DELETE FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+    this.deleteOthers = db.prepare(
+      `DELETE FROM ${table} WHERE org_id = ? AND id NOT IN (SELECT value FROM json_each(?))`,
     )
     this.countByOrg = db.prepare(`SELECT count(*) FROM ${table} WHERE org_id = ?`).pluck()
     const direction = order.descending ? 'DESC' : 'ASC'
@@ -107,6 +111,14 @@ export class SharedRecordsRepository<T extends { id: string }> {
   /** Deleted on the service: gone from every organization's view. */
   remove(ids: readonly string[]): number {
     return ids.length === 0 ? 0 : this.deleteByIds.run(idList(ids)).changes
+  }
+
+  /**
+   * Removes from the organization's view every record but these: for a collection read whole
+   * because its deletions have no tombstones (solutions), after its pages are written.
+   */
+  retainOnly(scope: CatalogScope, ids: readonly string[]): number {
+    return this.deleteOthers.run(scope.orgId, idList(ids)).changes
   }
 
   count(scope: CatalogScope): number {

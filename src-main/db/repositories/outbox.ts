@@ -21,6 +21,16 @@ export interface OutboxWrite extends OutboxScope {
   subjectId?: string | null
   /** Defaults to a fresh UUID; sent as Idempotency-Key on every replay. */
   idempotencyKey?: string
+  /** The local id (`local:<uuid>`) a create gives its record until the service gives one. */
+  placeholderId?: string | null
+}
+
+/** What the service answered for a sent write, kept for the writes that come after it. */
+export interface OutboxResult {
+  /** The id the service gave the record a create made. */
+  id?: string | null
+  /** The record's updated_at after the write, as the service wrote it. */
+  updatedAt?: string | null
 }
 
 export interface OutboxEntry<P = unknown> extends OutboxScope {
@@ -32,9 +42,14 @@ export interface OutboxEntry<P = unknown> extends OutboxScope {
   state: OutboxState
   attempts: number
   lastError: string | null
+  /** The service's error code (or the client's, e.g. NETWORK_ERROR) of the last failure. */
+  lastErrorCode: string | null
   createdMs: number
   updatedMs: number
   sentMs: number | null
+  placeholderId: string | null
+  resultId: string | null
+  resultUpdatedAt: string | null
 }
 
 export interface OutboxListQuery {
@@ -56,13 +71,18 @@ interface Row {
   state: OutboxState
   attempts: number
   last_error: string | null
+  last_error_code: string | null
   created_ms: number
   updated_ms: number
   sent_ms: number | null
+  placeholder_id: string | null
+  result_id: string | null
+  result_updated_at: string | null
 }
 
 const COLUMNS = `seq, profile, org_id, kind, subject_id, payload, idempotency_key, state, attempts,
-  last_error, created_ms, updated_ms, sent_ms`
+  last_error, last_error_code, created_ms, updated_ms, sent_ms, placeholder_id, result_id,
+  result_updated_at`
 
 /**
  * The durable queue of writes made offline, replayed oldest first. Entries change state only
@@ -78,7 +98,13 @@ export class OutboxRepository {
   private readonly again: Database.Statement
   private readonly ofSubject: Database.Statement
   private readonly purge: Database.Statement
+  private readonly drop: Database.Statement
+  private readonly byPlaceholder: Database.Statement
+  private readonly resubject: Database.Statement
+  private readonly pendingCount: Database.Statement
+  private readonly scopes: Database.Statement
   private readonly lists: StatementCache
+  private readonly settle: Database.Transaction<(seq: number, result: OutboxResult) => boolean>
 
   constructor(
     db: Database.Database,
@@ -87,8 +113,8 @@ export class OutboxRepository {
     this.lists = new StatementCache(db)
     this.insert = db.prepare(`
       INSERT INTO outbox (profile, org_id, kind, subject_id, payload, idempotency_key, created_ms,
-        updated_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        updated_ms, placeholder_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       RETURNING ${COLUMNS}`)
     this.bySeq = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE seq = ?`)
     this.pending = db.prepare(`
@@ -96,13 +122,15 @@ export class OutboxRepository {
       WHERE state = 'pending' AND profile = ? AND org_id = ? ORDER BY seq LIMIT ?`)
     this.sent = db.prepare(`
       UPDATE outbox SET state = 'sent', attempts = attempts + 1, sent_ms = ?, updated_ms = ?,
-        last_error = NULL
+        last_error = NULL, last_error_code = NULL, result_id = ?, result_updated_at = ?
       WHERE seq = ? AND state = 'pending'`)
     this.rejected = db.prepare(`
-      UPDATE outbox SET state = 'rejected', attempts = attempts + 1, last_error = ?, updated_ms = ?
+      UPDATE outbox SET state = 'rejected', attempts = attempts + ?, last_error = ?,
+        last_error_code = ?, updated_ms = ?
       WHERE seq = ? AND state = 'pending'`)
     this.failed = db.prepare(`
-      UPDATE outbox SET attempts = attempts + 1, last_error = ?, updated_ms = ?
+      UPDATE outbox SET attempts = attempts + 1, last_error = ?, last_error_code = ?,
+        updated_ms = ?
       WHERE seq = ? AND state = 'pending'`)
     this.again = db.prepare(`
       UPDATE outbox SET state = 'pending', updated_ms = ? WHERE seq = ? AND state = 'rejected'`)
@@ -110,6 +138,28 @@ export class OutboxRepository {
       `SELECT ${COLUMNS} FROM outbox WHERE subject_id = ? AND state != 'sent' ORDER BY seq`,
     )
     this.purge = db.prepare(`DELETE FROM outbox WHERE state = 'sent' AND sent_ms < ?`)
+    this.drop = db.prepare(`DELETE FROM outbox WHERE seq = ? AND state = 'rejected'`)
+    this.byPlaceholder = db.prepare(`SELECT ${COLUMNS} FROM outbox WHERE placeholder_id = ?`)
+    this.resubject = db.prepare(
+      `UPDATE outbox SET subject_id = ? WHERE subject_id = ? AND state != 'sent'`,
+    )
+    this.pendingCount = db
+      .prepare(`SELECT count(*) FROM outbox WHERE state = 'pending' AND profile = ? AND org_id = ?`)
+      .pluck()
+    this.scopes = db
+      .prepare(
+        `SELECT DISTINCT profile, org_id FROM outbox WHERE state = 'pending' ORDER BY profile, org_id`,
+      )
+      .raw()
+    this.settle = db.transaction((seq: number, result: OutboxResult): boolean => {
+      const now = this.clock()
+      const id = result.id ?? null
+      if (this.sent.run(now, now, id, result.updatedAt ?? null, seq).changes === 0) return false
+      const placeholder = id === null ? null : this.get(seq)?.placeholderId
+      // From now on the writes about the created record are shown on the record itself.
+      if (id !== null && placeholder) this.resubject.run(id, placeholder)
+      return true
+    })
   }
 
   enqueue(write: OutboxWrite): OutboxEntry {
@@ -123,6 +173,7 @@ export class OutboxRepository {
       write.idempotencyKey ?? randomUUID(),
       now,
       now,
+      write.placeholderId ?? null,
     ) as Row
     return toEntry(row)
   }
@@ -137,20 +188,57 @@ export class OutboxRepository {
     return (this.pending.all(scope.profile, scope.orgId, limit) as Row[]).map(toEntry)
   }
 
-  /** The service accepted it. False when it was not pending (already sent or rejected). */
-  markSent(seq: number): boolean {
-    const now = this.clock()
-    return this.sent.run(now, now, seq).changes > 0
+  /**
+   * The service accepted it. False when it was not pending (already sent or rejected). The
+   * answer is kept with it; when the entry created a record under a placeholder, the unsent
+   * entries about that placeholder move to the service's id in the same transaction.
+   */
+  markSent(seq: number, result: OutboxResult = {}): boolean {
+    return this.settle.immediate(seq, result)
   }
 
-  /** The service refused it for good. */
-  markRejected(seq: number, error: string): boolean {
-    return this.rejected.run(error, this.clock(), seq).changes > 0
+  /**
+   * The service refused it for good. `sent` false: refused here, without a request (it depends
+   * on a write the service refused), so it does not count as an attempt.
+   */
+  markRejected(
+    seq: number,
+    error: string,
+    options: { code?: string | null; sent?: boolean } = {},
+  ): boolean {
+    const attempt = options.sent === false ? 0 : 1
+    return this.rejected.run(attempt, error, options.code ?? null, this.clock(), seq).changes > 0
   }
 
   /** An attempt failed in a way worth retrying (offline, 5xx): it stays pending, in its place. */
-  noteFailure(seq: number, error: string): boolean {
-    return this.failed.run(error, this.clock(), seq).changes > 0
+  noteFailure(seq: number, error: string, code: string | null = null): boolean {
+    return this.failed.run(error, code, this.clock(), seq).changes > 0
+  }
+
+  /**
+   * Forgets a rejected entry, once the user has seen why it was refused. Pending entries are
+   * never discarded (they have not been refused, only not yet sent), nor sent ones (history).
+   */
+  discard(seq: number): boolean {
+    return this.drop.run(seq).changes > 0
+  }
+
+  /** The entry that created the record a placeholder stands for, whatever its state. */
+  withPlaceholder(placeholderId: string): OutboxEntry | null {
+    const row = this.byPlaceholder.get(placeholderId) as Row | undefined
+    return row ? toEntry(row) : null
+  }
+
+  countPending(scope: OutboxScope): number {
+    return this.pendingCount.get(scope.profile, scope.orgId) as number
+  }
+
+  /** Every profile and organization with writes waiting, so each can be replayed. */
+  pendingScopes(): OutboxScope[] {
+    return (this.scopes.all() as [string, string][]).map(([profile, orgId]) => ({
+      profile,
+      orgId,
+    }))
   }
 
   /** The user asked to send a rejected write again (after fixing what was wrong). */
@@ -205,8 +293,12 @@ function toEntry(row: Row): OutboxEntry {
     state: row.state,
     attempts: row.attempts,
     lastError: row.last_error,
+    lastErrorCode: row.last_error_code,
     createdMs: row.created_ms,
     updatedMs: row.updated_ms,
     sentMs: row.sent_ms,
+    placeholderId: row.placeholder_id,
+    resultId: row.result_id,
+    resultUpdatedAt: row.result_updated_at,
   }
 }

@@ -3,8 +3,9 @@ import type Database from 'better-sqlite3'
 /**
  * The offline search index, read side. Each searchable table has its own external-content FTS5
  * index (see the mirror's migration 2), so what is matched is exactly what the table holds;
- * this runs one query per kind and merges them by bm25. It is the primitive; query syntax,
- * filters and paging for the search screen belong on top of it.
+ * this runs one query per kind and merges them by bm25. It is the primitive: it ranks every
+ * match, which is exact but grows with the mirror. The search screen and `atelier search` use
+ * src-main/search, which ranks a bounded set of the newest matches, with filters and paging.
  */
 
 export type SearchKind =
@@ -82,15 +83,27 @@ const SOURCES: Record<SearchKind, Source> = {
 
 export const SEARCH_KINDS = Object.keys(SOURCES) as SearchKind[]
 
+/** The words of user text that can match anything: those with a letter or a digit. */
+function searchWords(text: string): string[] {
+  return text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word))
+}
+
 /**
  * User text as an FTS5 query: each word quoted, so punctuation and words like OR or NEAR are
  * searched for rather than parsed; the last word is a prefix, for search as you type.
+ *
+ * `minPrefix`: the last word is a prefix only when it has at least this many letters or
+ * digits. FTS5 answers a prefix by merging the lists of every term that starts with it, so a
+ * one- or two-letter prefix reads a large part of the index; a short last word is then matched
+ * whole instead.
  */
-export function ftsQuery(text: string): string | null {
-  const words = text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word))
-  if (words.length === 0) return null
+export function ftsQuery(text: string, options: { minPrefix?: number } = {}): string | null {
+  const words = searchWords(text)
+  const last = words.at(-1)
+  if (last === undefined) return null
+  const prefix = (last.match(/[\p{L}\p{N}]/gu)?.length ?? 0) >= (options.minPrefix ?? 1)
   return words
-    .map((w, i) => `"${w.replaceAll('"', '""')}"${i === words.length - 1 ? '*' : ''}`)
+    .map((w, i) => `"${w.replaceAll('"', '""')}"${prefix && i === words.length - 1 ? '*' : ''}`)
     .join(' ')
 }
 

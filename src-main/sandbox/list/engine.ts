@@ -19,6 +19,7 @@ import {
 } from './cursor'
 import { ListError, badList, quote } from './errors'
 import { parseQuery } from './query'
+import { requestedTotal } from './total'
 
 export interface ListParams {
   q?: string | null
@@ -286,6 +287,18 @@ function anyRows(db: Database.Database, where: readonly Sql[], range: Sql | bool
   return prepare(db, sql).get(...conditions.flatMap((condition) => condition.args)) !== undefined
 }
 
+/** How many rows the branches hold: the list's own WHERE, without any cursor position. */
+function countRows(db: Database.Database, where: readonly Sql[]): number {
+  let total = 0
+  for (const branch of where) {
+    const row = prepare(db, `SELECT count(*) AS n FROM records WHERE ${branch.sql}`).get(
+      ...branch.args,
+    ) as { n: number }
+    total += row.n
+  }
+  return total
+}
+
 /**
  * Lists one collection's records: filtered by `q`, sorted by `sort_by` (ties broken by id),
  * projected by `fields`, one keyset page at a time. See index.ts for the cursor semantics.
@@ -336,7 +349,8 @@ export function listRecords<T>(
 
   const where = branches(scope, filters)
   const { read } = connection(db)
-  const { rows, hasBefore, hasAfter, before, after } = read(() => {
+  const answerTotal = requestedTotal()
+  const { rows, hasBefore, hasAfter, before, after, total } = read(() => {
     const range = direction === 'forward' ? rowsAfter(position, sort) : rowsBefore(position, sort)
     const requested = sort.dir === 'asc' ? 'ASC' : 'DESC'
     const reversed = sort.dir === 'asc' ? 'DESC' : 'ASC'
@@ -365,8 +379,11 @@ export function listRecords<T>(
           : position.at !== 'end' && anyRows(db, where, rowsAfter(after, sort)),
       before,
       after,
+      // In the page's read transaction, so the count and the page see the same rows.
+      total: answerTotal ? countRows(db, where) : 0,
     }
   })
+  answerTotal?.(total)
 
   const cursor = (at: Position, dir: Direction) =>
     encodeCursor({ sort: sort.text, query, position: at, direction: dir })

@@ -18,6 +18,11 @@
  *   broken by id in the same direction, so the order is total. NULL sorts before every value.
  * - **limit**: 1 to 500 (else 422 `VALIDATION_FAILED`), default `options.defaultLimit ?? 50`.
  * - **fields**: a projection; `id` is always kept, other keys keep the record's order.
+ * - **Prefer: count=exact** (an assumed extension, see the contract): the page's answer carries
+ *   `X-Total-Count`, a `count(*)` over the very WHERE the page is read with (scope, parent, q),
+ *   without the cursor's position, in the page's read transaction. Only counted when asked. The
+ *   engine finds the request through Fastify's handler tracing channel (total.ts says why), so
+ *   every list answers it, whichever handler calls the engine.
  *
  * ## Cursors (keyset pagination, no OFFSET)
  *
@@ -55,6 +60,7 @@ export {
   type Page,
 } from './engine'
 export { ListError } from './errors'
+export { prefersExactCount } from './total'
 export {
   MAX_ALTERNATIVES,
   MAX_CLAUSES,

@@ -254,6 +254,8 @@ export async function seedHistory(
   orgId: string,
   count: number,
   extras: readonly HistorySeeder[] = [],
+  /** Other amounts of evaluations and assets than `historyShares` gives (benchmarks). */
+  sizes: Partial<ReturnType<typeof historyShares>> = {},
 ): Promise<HistorySummary> {
   const started = performance.now()
   const random = services.random
@@ -395,7 +397,7 @@ export async function seedHistory(
   }) as Database.Transaction<(from: number, to: number) => void>
   for (let from = 0; from < count; from += BATCH) batch(from, Math.min(count, from + BATCH))
 
-  const shares = historyShares(count)
+  const shares = { ...historyShares(count), ...sizes }
   const media = await seedAssets(services, orgId, shares.assets)
   const evaluations = await seedEvaluations(services, orgId, shares.evaluations, seeded)
   for (const seeder of extras) await seeder({ services, orgId, runs: seeded, random })

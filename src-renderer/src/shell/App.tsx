@@ -15,15 +15,18 @@ function EmptyState({ title, hint }: { title: string; hint: string }) {
 }
 
 export function App() {
-  const { section, goTo, theme, loadAppInfo, connectionProblem } = useAppStore(
-    useShallow((s) => ({
-      section: s.section,
-      goTo: s.goTo,
-      theme: s.theme,
-      loadAppInfo: s.loadAppInfo,
-      connectionProblem: s.connectionProblem,
-    })),
-  )
+  const { section, goTo, theme, loadAppInfo, connectionProblem, notices, dismissNotice } =
+    useAppStore(
+      useShallow((s) => ({
+        section: s.section,
+        goTo: s.goTo,
+        theme: s.theme,
+        loadAppInfo: s.loadAppInfo,
+        connectionProblem: s.connectionProblem,
+        notices: s.notices,
+        dismissNotice: s.dismissNotice,
+      })),
+    )
 
   useEffect(() => {
     void loadAppInfo()
@@ -59,6 +62,20 @@ export function App() {
             {connectionProblem}
           </div>
         ) : null}
+        {notices.map((notice, index) => (
+          <div key={`${index}-${notice.message}`} className={`banner ${notice.level}`} role="alert">
+            <span>{notice.message}</span>
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                dismissNotice(index)
+              }}
+            >
+              Dismiss
+            </button>
+          </div>
+        ))}
         <header className="section-header">
           <h1 id="section-title">{copy.title}</h1>
           <p className="muted">{copy.summary}</p>

@@ -2,6 +2,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { SectionIcon } from '../components/Icon'
 import { SECTIONS, useAppStore } from '../store'
 import { SECTION_COPY } from './sections'
+import { SyncStatusArea } from './SyncStatusArea'
 
 export function Sidebar() {
   const { section, goTo, appInfo } = useAppStore(
@@ -33,6 +34,7 @@ export function Sidebar() {
         ))}
       </ul>
       <div className="sidebar-footer">
+        <SyncStatusArea />
         {appInfo?.backend ? (
           <div
             className={`backend-badge ${appInfo.backend.kind}`}

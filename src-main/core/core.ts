@@ -1,0 +1,255 @@
+import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
+import type { SyncProgressStatus, SyncStatus } from '../../src-shared/domain/sync'
+import type { IpcEventName, IpcEvents } from '../../src-shared/ipc'
+import type { Backend } from '../app/backend'
+import { openDatabases, type Databases, type DbNotice } from '../db'
+import { requestLogger, type Logger } from '../log'
+import { MirrorSearch } from '../search'
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service'
+import { SYNC_COLLECTIONS, SyncEngine, type SyncResult } from '../sync'
+import {
+  OFFLINE_BACKOFF,
+  SYNC_INTERVAL_MS,
+  SyncScheduler,
+  type SchedulerOptions,
+  type SyncJob,
+} from './scheduler'
+import { mediaStep, outboxStep } from './steps'
+import { realTimers, type Timers } from './timers'
+
+/** What a step run after each sync gets. */
+export interface AfterSyncContext {
+  /** How the pull itself went; a step that needs the service can skip when it was not ok. */
+  result: SyncResult
+  client: ServiceClient
+  databases: Databases
+  /** The profile the sync ran for: the outbox and the cursors are kept per profile. */
+  profile: string
+  orgId: string
+  /** Aborted when Atelier closes: stop soon, leave the ledger consistent. */
+  signal: AbortSignal
+  logger: Logger
+  /** Shown in the sync status under the step's name; leave `total` out when unknown. */
+  progress: (done: number, total?: number) => void
+}
+
+/**
+ * A step run after each sync (not after one stopped by closing), in list order, while the status
+ * still says `syncing`: the outbox replay and the downloads of new outputs belong here. A step
+ * that throws is logged and the next one runs; it never changes the sync's outcome.
+ */
+export interface AfterSyncHook {
+  /** In the user's words ("outbox", "media"): the status shows it as the collection. */
+  name: string
+  /** What the step did, in a line for people and whole for `--json`; nothing when it skipped. */
+  run: (context: AfterSyncContext) => Promise<AfterSyncOutcome | undefined>
+  /** Releases what the step holds open (a media store); called once, when the core closes. */
+  close?: () => Promise<void>
+}
+
+export interface AfterSyncOutcome {
+  summary: string
+  report: object
+}
+
+/** Pushes an event to whoever shows the app (the window, the browser bridge). */
+export type EventSink = <E extends IpcEventName>(event: E, payload: IpcEvents[E]) => void
+
+export interface CoreOptions {
+  home: string
+  backend: Backend
+  logger: Logger
+  /** Epoch milliseconds. */
+  clock?: () => number
+  /** The waits between syncs; a test moves them on by hand. */
+  timers?: Timers
+  intervalMs?: number
+  backoff?: { initialMs: number; maxMs: number }
+  /** Defaults to the outbox replay, then the media downloads (`steps.ts`). */
+  afterSync?: readonly AfterSyncHook[]
+  /** Passed on to the service client, e.g. fewer retries in tests. */
+  client?: Pick<ServiceClientOptions, 'retry' | 'timeoutMs'>
+}
+
+export interface Core {
+  readonly databases: Databases
+  readonly client: ServiceClient
+  readonly orgId: string
+  /** What opening the databases had to do (a mirror rebuilt), for a window that opens later. */
+  readonly notices: readonly IpcEvents['app.notice'][]
+  syncStatus: () => SyncStatus
+  /** Starts a sync or joins the running one; resolves with the status once it has ended. */
+  syncNow: () => Promise<SyncStatus>
+  /** Offline search of this organization's records in the mirror (`query` already checked). */
+  search: (query: SearchQuery) => SearchResult
+  /** Every `sync.status` and `app.notice` from now on; returns the unsubscribe. */
+  onEvent: (sink: EventSink) => () => void
+  /** Aborts the running sync, plans no more, closes the databases. Idempotent. */
+  close: () => Promise<void>
+}
+
+/**
+ * When every collection was last brought up to date: the oldest of the cursors' times, and only
+ * once the tombstones have a cursor, since the engine walks them after every collection they
+ * delete from. A sync stopped half-way therefore never counts.
+ */
+function lastFullSync(databases: Databases, profile: string, orgId: string): number | null {
+  const cursors = databases.mirror.syncCursors.list(profile, orgId)
+  if (!cursors.some((c) => c.collection === 'tombstones')) return null
+  let oldest: number | null = null
+  for (const { lastSyncMs } of cursors) {
+    if (lastSyncMs === null) return null
+    oldest = oldest === null ? lastSyncMs : Math.min(oldest, lastSyncMs)
+  }
+  return oldest
+}
+
+/** What the main process owns besides the window: the databases, the client, the background sync. */
+export function openCore(options: CoreOptions): Core {
+  const { backend, logger: parent } = options
+  const logger = parent.child({ component: 'core' })
+  logger.addSecret(backend.apiKey)
+  const clock = options.clock ?? Date.now
+  const sinks = new Set<EventSink>()
+  const emit: EventSink = (event, payload) => {
+    for (const sink of sinks) {
+      try {
+        sink(event, payload)
+      } catch (error) {
+        logger.warn('an event listener failed', { event, err: error })
+      }
+    }
+  }
+
+  const notices: IpcEvents['app.notice'][] = []
+  const onNotice = (notice: DbNotice) => {
+    logger.warn(notice.message, { code: notice.code, file: notice.file, movedTo: notice.movedTo })
+    const event = { level: 'warning' as const, message: notice.message }
+    notices.push(event)
+    emit('app.notice', event)
+  }
+  const databases = openDatabases(options.home, { onNotice, clock })
+
+  const orgId = backend.organizationId
+  let scheduler: SyncScheduler | null = null
+  const requestLog = requestLogger(parent)
+  const client = createServiceClient({
+    ...options.client,
+    baseUrl: backend.info.url,
+    apiKey: backend.apiKey,
+    organizationId: orgId,
+    log: (entry) => {
+      requestLog(entry)
+      if (entry.status >= 200 && entry.status < 300) scheduler?.noteSuccess()
+    },
+  })
+
+  const afterSync = options.afterSync ?? [outboxStep(), mediaStep(options.home)]
+  const steps = SYNC_COLLECTIONS.length + afterSync.length
+  const job: SyncJob = async (signal, progress) => {
+    // A function, not the property: the steps' awaits can change it under the compiler's eyes.
+    const stopped = () => signal.aborted
+    const sync = logger.child({ component: 'sync' })
+    const engine = new SyncEngine({
+      client,
+      mirror: databases.mirror,
+      profileName: backend.profile,
+      orgId,
+      clock,
+      onProgress: (p) => {
+        sync.debug(`${p.collection} ${p.phase}: ${p.done} records, ${p.pages} pages`, { ...p })
+        const status: SyncProgressStatus = {
+          collection: p.collection,
+          done: p.done,
+          step: SYNC_COLLECTIONS.indexOf(p.collection) + 1,
+          steps,
+        }
+        if (p.total !== undefined) status.total = p.total
+        progress(status)
+      },
+    })
+    const result = await engine.syncAll({ signal })
+    if (result.state === 'aborted') return result
+    for (const [index, hook] of afterSync.entries()) {
+      if (stopped()) break
+      const step = SYNC_COLLECTIONS.length + index + 1
+      progress({ collection: hook.name, done: 0, step, steps })
+      try {
+        await hook.run({
+          result,
+          client,
+          databases,
+          profile: backend.profile,
+          orgId,
+          signal,
+          logger: logger.child({ component: hook.name }),
+          progress: (done, total) => {
+            progress({
+              collection: hook.name,
+              done,
+              step,
+              steps,
+              ...(total === undefined ? {} : { total }),
+            })
+          },
+        })
+      } catch (error) {
+        if (stopped()) break
+        logger.warn(`the after-sync step "${hook.name}" failed`, { err: error })
+      }
+    }
+    return result
+  }
+
+  const schedulerOptions: SchedulerOptions = {
+    job,
+    logger,
+    clock,
+    timers: options.timers ?? realTimers,
+    intervalMs: options.intervalMs ?? SYNC_INTERVAL_MS,
+    backoff: options.backoff ?? OFFLINE_BACKOFF,
+    lastOkAt: lastFullSync(databases, backend.profile, orgId),
+    onStatus: (status) => {
+      emit('sync.status', status)
+    },
+  }
+  const running = new SyncScheduler(schedulerOptions)
+  scheduler = running
+  // The first sync starts now; after a rebuilt mirror it is a full one, the cursors being gone.
+  void running.syncNow(notices.length > 0 ? 'the mirror was rebuilt' : 'start')
+
+  let searcher: MirrorSearch | null = null
+  let closing: Promise<void> | null = null
+  return {
+    databases,
+    client,
+    orgId,
+    notices,
+    syncStatus: () => running.status(),
+    syncNow: () => running.syncNow(),
+    search: (query) => {
+      searcher ??= new MirrorSearch(databases.mirror, { now: clock })
+      return searcher.searchChecked({ orgId }, query)
+    },
+    onEvent: (sink) => {
+      sinks.add(sink)
+      return () => {
+        sinks.delete(sink)
+      }
+    },
+    close: () => {
+      closing ??= (async () => {
+        await running.close()
+        for (const hook of afterSync) {
+          await hook.close?.().catch((error: unknown) => {
+            logger.warn(`the after-sync step "${hook.name}" did not close cleanly`, { err: error })
+          })
+        }
+        sinks.clear()
+        databases.close()
+        logger.info('closed')
+      })()
+      return closing
+    },
+  }
+}
