@@ -1,0 +1,96 @@
+import { isServiceError } from '../../service'
+import type { MediaRef } from '../types'
+import { local, requireService, type BuiltinStep } from './context'
+import { BuiltinError } from './errors'
+import { localFileOf, mediaInput } from './media'
+import { configUuid, describeNode, isUuid } from './ports'
+import { uploadAsset } from './upload'
+
+/**
+ * `save_to_assets`: saves `image` (or, when no image is connected, `video`) among the
+ * organization's assets and outputs the asset's id on `asset_id`. The folder is the `folder_id`
+ * input when it has a value, else `config.folder_id`, else the root; it must exist
+ * (FOLDER_NOT_FOUND otherwise). The name is the `name` input, else `<node slug>-<first 12 hex
+ * digits of the sha256>.<type>`, so saving the same bytes from the same node gives the same name.
+ * Bytes the organization already holds are never sent again (see `upload.ts`): the asset that has
+ * them is the node's output, as the service's own built-in does.
+ */
+
+const EXTENSIONS: Record<string, string> = {
+  jpeg: 'jpg',
+  quicktime: 'mov',
+  'svg+xml': 'svg',
+  'x-matroska': 'mkv',
+  'octet-stream': 'bin',
+}
+
+function extensionOf(ref: MediaRef): string {
+  const subtype = ref.content_type.split(';')[0]?.split('/')[1]?.trim().toLowerCase() ?? 'bin'
+  return EXTENSIONS[subtype] ?? (/^[a-z0-9]{1,8}$/.test(subtype) ? subtype : 'bin')
+}
+
+export const runSaveToAssets: BuiltinStep = async (run) => {
+  const service = requireService(run, 'saves to the organization’s assets')
+  const folderInput = run.ports.text('folder_id')
+  if (folderInput !== undefined && folderInput !== '' && !isUuid(folderInput)) {
+    throw run.ports.invalid('folder_id', 'a folder id (a UUID), or empty for the root')
+  }
+  const folderId =
+    folderInput !== undefined && folderInput !== ''
+      ? folderInput.toLowerCase()
+      : configUuid(run.node, 'folder_id')
+  const name = run.ports.text('name')
+  if (name !== undefined) {
+    const problem =
+      name.trim() === ''
+        ? 'a name that is not blank'
+        : name !== name.trim()
+          ? 'a name without spaces at its start or end'
+          : /\p{Cc}/u.test(name)
+            ? 'a name without control characters'
+            : name.length > 255
+              ? 'a name of at most 255 characters'
+              : null
+    if (problem) throw run.ports.invalid('name', problem)
+  }
+  const kind = run.ports.has('image') ? 'image' : 'video'
+  const ref = await mediaInput(run, kind, kind, { required: false })
+  if (!ref) {
+    throw new BuiltinError(
+      'INPUT_MISSING',
+      `Node ${describeNode(run.node)} has nothing to save: connect an image or a video to it.`,
+    )
+  }
+  if (folderId !== null) {
+    try {
+      await service.get('/v1/asset-folders/{id}', {
+        params: { path: { id: folderId } },
+        signal: run.signal,
+      })
+    } catch (error) {
+      if (isServiceError(error) && error.status === 404) {
+        throw new BuiltinError(
+          'FOLDER_NOT_FOUND',
+          `Node ${describeNode(run.node)} saves into the folder ${folderId}, which the organization does not have (or deleted); pick a folder from the assets, or leave it empty to save at the root.`,
+        )
+      }
+      throw error
+    }
+  }
+  const file = () => localFileOf(run, kind, ref)
+  const filename =
+    name ?? `${run.node.slug ?? 'flow'}-${ref.sha256.slice(0, 12)}.${extensionOf(ref)}`
+  const saved = await uploadAsset(run, service, { file, ref, filename, folderId })
+  const where = folderId === null ? 'the root' : `folder ${folderId}`
+  run.emit({
+    type: 'log',
+    level: saved.foundIn === undefined ? 'info' : 'warning',
+    message:
+      saved.how === 'uploaded'
+        ? `Saved the ${kind} as asset ${saved.assetId} in ${where}.`
+        : saved.foundIn === undefined
+          ? `The organization already holds these bytes as asset ${saved.assetId}; it is reused, nothing was uploaded.`
+          : `The organization already holds these bytes as asset ${saved.assetId} in ${saved.foundIn === null ? 'the root' : `folder ${saved.foundIn}`}, not ${where}; that asset is reused rather than saved twice.`,
+  })
+  return local({ asset_id: saved.assetId })
+}
