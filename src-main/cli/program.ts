@@ -4,6 +4,7 @@ import { APP_VERSION } from '../app/version'
 import { DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, type LogLevel } from '../log'
 import { registerFeedback, registerOutbox } from './commands/outbox'
 import { registerProfile } from './commands/profile'
+import { registerRun } from './commands/run'
 import { registerSandbox } from './commands/sandbox'
 import { registerSearch } from './commands/search'
 import { registerSync } from './commands/sync'
@@ -75,6 +76,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   registerSearch(program, context)
   registerOutbox(program, context)
   registerFeedback(program, context)
+  registerRun(program, context)
   return program
 }
 

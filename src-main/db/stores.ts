@@ -9,6 +9,7 @@ import {
   workflowsRepository,
 } from './repositories/catalog'
 import { EvaluationsRepository } from './repositories/evaluations'
+import { FlowRunsRepository } from './repositories/flow-runs'
 import { IntentsRepository } from './repositories/intents'
 import { OutboxRepository } from './repositories/outbox'
 import {
@@ -135,11 +136,13 @@ export class Ledger extends Store {
   readonly outbox: OutboxRepository
   readonly intents: IntentsRepository
   readonly uploads: UploadsRepository
+  readonly flowRuns: FlowRunsRepository
 
   constructor(db: Database.Database, file: string, clock: Clock = Date.now) {
     super(db, file)
     this.outbox = new OutboxRepository(db, clock)
     this.intents = new IntentsRepository(db, clock)
     this.uploads = new UploadsRepository(db, clock)
+    this.flowRuns = new FlowRunsRepository(db, clock)
   }
 }

@@ -89,6 +89,9 @@ export async function buildServer(
     bodyLimit: 16 * 1024 * 1024,
     genReqId: () => uuidv7(services.clock()),
     return503OnClosing: true,
+    // Closing the sandbox (the app quitting, a test ending) must not wait on a client that keeps
+    // a connection open: whatever is still open then is cut, as a real server going away would.
+    forceCloseConnections: true,
     ajv: {
       customOptions: {
         strict: false,

@@ -230,8 +230,8 @@ describe('ledger migrations, one step at a time on a real file', () => {
   })
 
   it('step 2 adds the upload tables and keeps the outbox rows', () => {
-    migrate(db, LEDGER_MIGRATIONS, file)
-    expect(schemaVersion(db)).toBe(latestVersion(LEDGER_MIGRATIONS))
+    migrate(db, LEDGER_MIGRATIONS, file, 2)
+    expect(schemaVersion(db)).toBe(2)
     expect(
       tables(db)
         .map((t) => t.name)
@@ -243,6 +243,18 @@ describe('ledger migrations, one step at a time on a real file', () => {
     expect(files).toEqual(
       expect.arrayContaining(['relative_path', 'size_bytes', 'mtime_ms', 'sha256', 'upload_id']),
     )
+  })
+
+  it('steps 3 and 4 add the outbox results and the flow runs, keeping every row', () => {
+    migrate(db, LEDGER_MIGRATIONS, file)
+    expect(schemaVersion(db)).toBe(latestVersion(LEDGER_MIGRATIONS))
+    expect(tables(db).map((t) => t.name)).toEqual(
+      expect.arrayContaining(['flow_runs', 'node_runs', 'outbox']),
+    )
+    expect(tables(db).every((t) => t.strict === 1)).toBe(true)
+    const outbox = (db.pragma('table_info(outbox)') as { name: string }[]).map((c) => c.name)
+    expect(outbox).toEqual(expect.arrayContaining(['placeholder_id', 'result_id']))
+    expect(db.prepare('SELECT kind FROM outbox').pluck().all()).toEqual(['evaluation.feedback'])
   })
 })
 
