@@ -107,3 +107,22 @@ export function moveAside(file: string, label: string, now: Date): string {
   }
   return target
 }
+
+/**
+ * Runs `write` on a `synchronous = FULL` connection with a commit that is not flushed to disk
+ * (`NORMAL`): still atomic, and kept if the process is killed, but a power loss can undo it
+ * until the next FULL commit or checkpoint flushes the log (which carries it along). Each
+ * flush blocks the event loop for a disk round trip; this is for writes that a later look-up
+ * redoes safely when lost, such as an intent moving from sending to dispatched (it is looked
+ * up again by its key). Inside a transaction it just joins it, whose commit decides.
+ */
+export function withoutFlush<T>(db: Database.Database, write: () => T): T {
+  if (db.inTransaction) return write()
+  // Not prepared once: SQLite applies this pragma when the statement is compiled, not run.
+  db.pragma('synchronous = NORMAL')
+  try {
+    return write()
+  } finally {
+    db.pragma('synchronous = FULL')
+  }
+}

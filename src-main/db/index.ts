@@ -66,7 +66,7 @@ export { migrate, latestVersion, schemaVersion, checkMigrationList } from './mig
 export type { Migration, MigrationReport } from './migrate'
 export { MIRROR_MIGRATIONS } from './migrations/mirror'
 export { LEDGER_MIGRATIONS } from './migrations/ledger'
-export { openConnection, quickCheck, BUSY_TIMEOUT_MS } from './connection'
+export { openConnection, quickCheck, withoutFlush, BUSY_TIMEOUT_MS } from './connection'
 export { Conditions, type Page } from './repositories/statements'
 export { RunsRepository, runInputText, type RunListQuery } from './repositories/runs'
 export {

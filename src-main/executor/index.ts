@@ -41,7 +41,7 @@ export {
   type FlowPlan,
   type FlowProblem,
 } from './validate'
-export { mirrorModels, RemoteRunner, type RemoteRunnerOptions } from './remote'
+export { mirrorDurations, mirrorModels, RemoteRunner, type RemoteRunnerOptions } from './remote'
 export { BuiltinRunner, isMediaRef, type BuiltinRunnerOptions } from './builtins'
 export type { FlowDocument, MediaRef, NodeOutcome, NodeRunner, PortValue } from './types'
 export type {

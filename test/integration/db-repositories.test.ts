@@ -27,6 +27,7 @@ import {
   type Ledger,
   type Mirror,
   type SearchKind,
+  withoutFlush,
 } from '../../src-main/db'
 import { seedHistory } from '../../src-main/sandbox/runs'
 import { createServiceClient, type ServiceClient } from '../../src-main/service'
@@ -1025,6 +1026,50 @@ describe('run intents', () => {
         request: {},
       }),
     ).toThrow(/UNIQUE/)
+  })
+})
+
+describe('writes the ledger does not flush on their own', () => {
+  it('commit with synchronous NORMAL, put FULL back, and join an open transaction', () => {
+    const home = freshHome()
+    const first = openDatabases(home)
+    const { db } = first.ledger
+    const level = () => db.pragma('synchronous', { simple: true }) as number
+    const FULL = 2
+    const NORMAL = 1
+    expect(level()).toBe(FULL)
+    db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL) STRICT')
+    const insert = db.prepare('INSERT INTO notes (text) VALUES (?)')
+    let during = 0
+    withoutFlush(db, () => {
+      during = level()
+      insert.run('relaxed')
+    })
+    expect(during).toBe(NORMAL)
+    expect(level()).toBe(FULL)
+    // A failing write puts FULL back too.
+    expect(() =>
+      withoutFlush(db, () => {
+        throw new Error('nope')
+      }),
+    ).toThrow('nope')
+    expect(level()).toBe(FULL)
+    // Inside a transaction the level cannot change: the write joins it and its commit decides.
+    first.ledger.transaction(() => {
+      withoutFlush(db, () => {
+        during = level()
+        insert.run('joined')
+      })
+    })
+    expect(during).toBe(FULL)
+    first.close()
+    // Committed all the same: kept when the connection closes (the process ends).
+    const again = openDatabases(home)
+    expect(again.ledger.db.prepare('SELECT text FROM notes ORDER BY id').pluck().all()).toEqual([
+      'relaxed',
+      'joined',
+    ])
+    again.close()
   })
 })
 

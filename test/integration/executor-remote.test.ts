@@ -361,6 +361,49 @@ describe('a model node', () => {
     expect(fractions).toContain('running')
   })
 
+  it('looks at a run when the recent runs of its model say it is due, and reads its logs then', async () => {
+    const requests: { method: string; path: string; at: number }[] = []
+    const counting = createServiceClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.keys.admin,
+      fetch: (input, init) => {
+        const request = input instanceof Request ? input : new Request(input, init)
+        requests.push({
+          method: request.method,
+          path: new URL(request.url).pathname,
+          at: performance.now(),
+        })
+        return fetch(input, init)
+      },
+    })
+    // The history says this model takes 250 ms; at this sandbox's latency it takes ~30 ms.
+    const asked: string[] = []
+    const remote = runner({
+      client: counting,
+      poll: {},
+      durations: (target) => {
+        asked.push(target)
+        return [240, 250, 260]
+      },
+    })
+    const { outcome, error } = await runNode(remote, imageNode(), {
+      prompt: 'timed polls',
+      width: 64,
+      height: 64,
+      seed: 11,
+    })
+    expect(error).toBeUndefined()
+    expect(asked).toEqual(['atelier/text-to-image'])
+    const runId = outcome?.remoteRunId ?? ''
+    const dispatch = requests.find((r) => r.method === 'POST' && r.path.endsWith('/runs'))
+    const reads = requests.filter((r) => r.path === `/v1/runs/${runId}`)
+    const logReads = requests.filter((r) => r.path === `/v1/runs/${runId}/logs`)
+    // Not looked at before it was due; by then it had long finished: one look, one log read.
+    expect(reads).toHaveLength(1)
+    expect(logReads).toHaveLength(1)
+    expect((reads[0]?.at ?? 0) - (dispatch?.at ?? 0)).toBeGreaterThanOrEqual(250)
+  })
+
   it('fails with NODE_FAILED and the service message when the run fails', async () => {
     const node = imageNode('atelier/flaky')
     const { error, flowRunId } = await runNode(runner(), node, {

@@ -205,6 +205,17 @@ function naiveClosure(ranks: Iterable<number>, edges: readonly [number, number][
 
 const rankOf = (id: string) => Number(id.slice(-12)) - 1000
 
+/** A random DAG with a duration for each node, by rank. */
+const withDurations = dagArbitrary.chain((dag) =>
+  fc.record({
+    dag: fc.constant(dag),
+    durations: fc.array(fc.integer({ min: 0, max: 1000 }), {
+      minLength: dag.size,
+      maxLength: dag.size,
+    }),
+  }),
+)
+
 describe('validation and planning of random graphs', () => {
   it('accepts every random DAG, and orders it along every edge', () => {
     fc.assert(
@@ -320,15 +331,6 @@ describe('validation and planning of random graphs', () => {
   })
 
   it('finds a critical path no shorter than any chain of the DAG', () => {
-    const withDurations = dagArbitrary.chain((dag) =>
-      fc.record({
-        dag: fc.constant(dag),
-        durations: fc.array(fc.integer({ min: 0, max: 1000 }), {
-          minLength: dag.size,
-          maxLength: dag.size,
-        }),
-      }),
-    )
     fc.assert(
       fc.property(withDurations, ({ dag, durations }) => {
         const result = planFlow(flowOf(dag), catalog)
@@ -348,6 +350,27 @@ describe('validation and planning of random graphs', () => {
         for (let index = 1; index < ranks.length; index++) {
           expect(edges.has(`${ranks[index - 1]}>${ranks[index]}`)).toBe(true)
         }
+      }),
+      { numRuns: RUNS },
+    )
+  })
+  it('gives each node the longest chain from it to the end, the longest one being the critical path', () => {
+    fc.assert(
+      fc.property(withDurations, ({ dag, durations }) => {
+        const result = planFlow(flowOf(dag), catalog)
+        if (!result.ok) throw new Error('not planned')
+        const duration = (node: FlowNode) => durations[rankOf(node.id)] ?? 0
+        const tails = result.plan.tailLengths(duration)
+        // Backwards by rank, the simple way: a node's consumers all have higher ranks.
+        const expected = durations.map(() => 0)
+        for (let rank = dag.size - 1; rank >= 0; rank--) {
+          const consumers = dag.feeders.flatMap((froms, to) => (froms.includes(rank) ? [to] : []))
+          expected[rank] =
+            (durations[rank] ?? 0) + Math.max(0, ...consumers.map((to) => expected[to] ?? 0))
+        }
+        expect(tails.size).toBe(dag.size)
+        for (const [id, tail] of tails) expect(tail).toBe(expected[rankOf(id)])
+        expect(Math.max(...tails.values())).toBe(result.plan.criticalPath(duration).length)
       }),
       { numRuns: RUNS },
     )

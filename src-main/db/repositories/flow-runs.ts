@@ -7,6 +7,7 @@ import type {
   NodeRunRecord,
   NodeRunState,
 } from '../../../src-shared/domain/flow-run'
+import { withoutFlush } from '../connection'
 
 export interface NewFlowRun {
   id: string
@@ -82,7 +83,7 @@ export class FlowRunsRepository {
   private readonly byKey: Database.Statement
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly clock: () => number = Date.now,
   ) {
     this.insertRun = db.prepare(`
@@ -169,8 +170,18 @@ export class FlowRunsRepository {
     return (this.recentRuns.all(scope.profile, scope.orgId, limit) as FlowRunRow[]).map(toFlowRun)
   }
 
-  /** Writes the node run as it stands now (one row per flow run, node and attempt). */
+  /**
+   * Writes the node run as it stands now (one row per flow run, node and attempt). Not flushed
+   * to disk on its own (see withoutFlush): a record a power cut takes back makes the node run
+   * again on resume, where its intent (flushed) gives back the paid work without a dispatch.
+   */
   saveNode(record: NodeRunRecord): void {
+    withoutFlush(this.db, () => {
+      this.write(record)
+    })
+  }
+
+  private write(record: NodeRunRecord): void {
     this.writeNode.run(
       record.flowRunId,
       record.nodeId,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { RunTargetTypeCode } from '../../../src-shared/api'
+import { withoutFlush } from '../connection'
 
 /**
  * prepared: committed, not sent yet. sending: the request may have left; after a crash in this
@@ -90,7 +91,7 @@ export class IntentsRepository {
   private readonly errored: Database.Statement
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly clock: () => number = Date.now,
   ) {
     this.insert = db.prepare(`
@@ -174,8 +175,18 @@ export class IntentsRepository {
     return this.sending.run(this.clock(), id).changes > 0
   }
 
+  /*
+   * The writes below are not flushed to disk on their own (see withoutFlush): lost to a power
+   * cut, an intent is left `sending` or `dispatched`, and the next resume looks its run up by
+   * key or re-attaches to it, so nothing is paid twice. Only `record` and `markSending` must
+   * reach the disk before the request leaves.
+   */
+
   markDispatched(id: string, remoteRunId: string): boolean {
-    return this.dispatched.run(remoteRunId, this.clock(), id).changes > 0
+    return withoutFlush(
+      this.db,
+      () => this.dispatched.run(remoteRunId, this.clock(), id).changes > 0,
+    )
   }
 
   finish(
@@ -183,15 +194,16 @@ export class IntentsRepository {
     state: FinalIntentState,
     details: { remoteRunId?: string; error?: string } = {},
   ): boolean {
-    return (
-      this.finished.run(state, details.remoteRunId ?? null, details.error ?? null, this.clock(), id)
-        .changes > 0
+    const { remoteRunId = null, error = null } = details
+    return withoutFlush(
+      this.db,
+      () => this.finished.run(state, remoteRunId, error, this.clock(), id).changes > 0,
     )
   }
 
   /** Notes why the last attempt went wrong, without changing the state. */
   noteError(id: string, error: string): boolean {
-    return this.errored.run(error, this.clock(), id).changes > 0
+    return withoutFlush(this.db, () => this.errored.run(error, this.clock(), id).changes > 0)
   }
 }
 

@@ -136,6 +136,23 @@ export class RunsRepository {
     return this.countByOrg.get(orgId) as number
   }
 
+  /**
+   * How long the latest succeeded runs of a model (`provider/model`) or workflow-engine workflow
+   * (its id) took at the service, created to completed, in ms, oldest first.
+   */
+  recentDurations(orgId: string, target: string, limit = 16): number[] {
+    const column = target.includes('/') ? 'model_slug' : 'wfengine_workflow_id'
+    const durations = this.lists
+      .get(
+        `SELECT completed_ms - created_ms FROM runs
+         WHERE org_id = ? AND ${column} = ? AND status_code = 'succeeded' AND completed_ms IS NOT NULL
+         ORDER BY created_ms DESC LIMIT ?`,
+      )
+      .pluck()
+      .all(orgId, target, limit) as number[]
+    return durations.reverse()
+  }
+
   /** Newest first, keyset-paged on (created, seq) so deep pages cost what the first one does. */
   list(query: RunListQuery): Page<Run> {
     const limit = pageLimit(query.limit)

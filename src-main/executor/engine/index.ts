@@ -28,10 +28,13 @@ import { Scheduler, type FlowRunners } from './scheduler'
  *   defaults, flow inputs) is checked against GET /v1/billing/balance (INSUFFICIENT_CREDIT,
  *   naming both). A balance that cannot be read because the service is out of reach does not
  *   refuse: a flow whose nodes are all cached needs no service.
- * - Scheduling: every node whose upstream nodes have all settled starts, in plan order, within
- *   a global limit and a per-model limit (FIFO semaphores; a model slot is taken before a
- *   global one, always in that order, so they cannot deadlock). Local nodes hold a global slot
- *   too: image work is CPU the machine has a limited amount of.
+ * - Scheduling: every node whose upstream nodes have all settled starts, within a global limit
+ *   and a per-model limit (a model slot is taken before a global one, always in that order, so
+ *   they cannot deadlock). When slots are short, the waiting node with the longest chain of
+ *   work behind it goes first (remote nodes weigh 1, built-ins 0.1): the critical path is not
+ *   held up by a wide fan of short branches. Built-ins that only use this machine take one of
+ *   its own slots (as many as it has cores) instead of a global one; evaluate and save to
+ *   assets call the service and take global slots.
  * - Inputs: edges, flow inputs (then their defaults), values, defaults. A node fed by an output
  *   its source left out (a branch not taken) or by a skipped node is `skipped`, as the service
  *   does; a node downstream of a failure is `skipped` as `upstream-failed`.

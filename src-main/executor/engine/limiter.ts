@@ -1,11 +1,14 @@
 /**
- * A counting semaphore with a FIFO queue: the order nodes became ready is the order they get a
- * slot, so a long chain is not starved by a wide fan. A waiter whose signal aborts leaves the
- * queue and rejects with the signal's reason.
+ * A counting semaphore whose waiters get slots by priority, highest first, and in the order they
+ * came among equals. The scheduler gives each node the length of the longest chain still behind
+ * it, so when slots are short the node that holds up the most work starts first (critical path
+ * first), and a long chain is not starved by a wide fan of short branches. A waiter whose signal
+ * aborts leaves the queue and rejects with the signal's reason.
  */
 export class Limiter {
   private active = 0
-  private readonly waiting: { grant: () => void }[] = []
+  /** Highest priority first; equal priorities in arrival order. */
+  private readonly waiting: { priority: number; grant: () => void }[] = []
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) {
@@ -13,7 +16,7 @@ export class Limiter {
     }
   }
 
-  acquire(signal: AbortSignal): Promise<() => void> {
+  acquire(signal: AbortSignal, priority = 0): Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason as Error)
     if (this.active < this.limit) {
       this.active++
@@ -21,6 +24,7 @@ export class Limiter {
     }
     return new Promise((resolve, reject) => {
       const waiter = {
+        priority,
         grant: () => {
           signal.removeEventListener('abort', onAbort)
           this.active++
@@ -33,8 +37,20 @@ export class Limiter {
         reject(signal.reason as Error)
       }
       signal.addEventListener('abort', onAbort, { once: true })
-      this.waiting.push(waiter)
+      this.waiting.splice(this.placeFor(priority), 0, waiter)
     })
+  }
+
+  /** The index after every waiter of the same or a higher priority (binary search). */
+  private placeFor(priority: number): number {
+    let low = 0
+    let high = this.waiting.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((this.waiting[mid]?.priority ?? 0) >= priority) low = mid + 1
+      else high = mid
+    }
+    return low
   }
 
   private releaser(): () => void {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import type { FlowNode } from '../../../src-shared/api'
 import type {
   FailurePolicy,
@@ -70,6 +71,23 @@ type Finished =
 
 const CANCEL_CODES = new Set(['CANCELED', 'ABORTED'])
 
+/** Built-ins that call the service: they hold global slots like model nodes. */
+const SERVICE_BUILTINS = new Set(['evaluate', 'save_to_assets'])
+
+/**
+ * Built-ins that run on this machine alone (text, templates, image resize…) take a slot of the
+ * machine's own, not one of the global slots: those bound the work sent to the service, which a
+ * template filled in a millisecond should not hold back.
+ */
+const isLocalWork = (node: FlowNode): boolean =>
+  node.type_code === 'builtin' && !SERVICE_BUILTINS.has(node.builtin_node_code ?? '')
+
+/**
+ * A node's weight in the chains that rank waiting nodes: remote work counts 1, a local built-in
+ * a tenth (it takes milliseconds, but still breaks ties between otherwise equal chains).
+ */
+const slotWeight = (node: FlowNode): number => (node.type_code === 'builtin' ? 0.1 : 1)
+
 const isSettled = (state: NodeState | undefined) =>
   state !== undefined && state.status !== 'pending' && state.status !== 'running'
 
@@ -106,11 +124,16 @@ export class Scheduler {
   private readonly stopper = new AbortController()
   private readonly signal: AbortSignal
   private readonly global: Limiter
+  /** Built-ins that only use this machine: as many at once as it has cores (see isLocalWork). */
+  private readonly local: Limiter
   private readonly perModel = new Map<string, Limiter>()
+  /** By scope, then node id: how much of the graph waits behind the node (see slotWeight). */
+  private readonly priorities = new WeakMap<Scope, Map<string, number>>()
   private firstFailure: NodeRunError | null = null
 
   constructor(private readonly options: SchedulerOptions) {
     this.global = new Limiter(options.concurrency)
+    this.local = new Limiter(Math.max(2, availableParallelism()))
     this.signal = AbortSignal.any([options.signal, this.stopper.signal])
     const onCancel = () => {
       this.stop()
@@ -136,6 +159,7 @@ export class Scheduler {
   /** Runs a graph (the flow, or a sub-flow) to its end; resolves with every node's state. */
   runScope(scope: Scope): Promise<Map<string, NodeState>> {
     const { plan } = scope
+    this.priorities.set(scope, plan.tailLengths(slotWeight))
     this.totals.nodes += plan.order.length
     const states = new Map<string, NodeState>(
       plan.order.map((id) => [id, { status: 'pending', attempt: 1, outputs: {}, costMicro: 0 }]),
@@ -419,10 +443,12 @@ export class Scheduler {
 
     const releases: (() => void)[] = []
     try {
+      const priority = this.priorities.get(scope)?.get(node.id) ?? 0
       if (node.type_code === 'model' && node.model_id) {
-        releases.push(await this.modelLimiter(node.model_id).acquire(this.signal))
+        releases.push(await this.modelLimiter(node.model_id).acquire(this.signal, priority))
       }
-      releases.push(await this.global.acquire(this.signal))
+      const slots = isLocalWork(node) ? this.local : this.global
+      releases.push(await slots.acquire(this.signal, priority))
     } catch {
       for (const release of releases) release()
       this.emitNode(scope, node.id, state, { type: 'node-canceled' })

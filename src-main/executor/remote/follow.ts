@@ -4,14 +4,9 @@ import { decimalMicro } from '../../db'
 import { isServiceError, type ServiceClient } from '../../service'
 import type { NodeEvent } from '../types'
 import { RemoteNodeError } from './errors'
+import { nextPollWait, type PollTiming } from './poll-timing'
 
-export interface PollPolicy {
-  /** The first wait after dispatch. */
-  initialMs: number
-  /** Each wait is the last one times this… */
-  factor: number
-  /** …up to this. */
-  maxMs: number
+export interface PollPolicy extends PollTiming {
   /**
    * Rounds of failed polls in a row (each already retried by the client) before following is
    * given up: the run goes on at the service and the intent stays open for a later resume.
@@ -20,11 +15,17 @@ export interface PollPolicy {
 }
 
 export const DEFAULT_POLL: Readonly<PollPolicy> = {
-  initialMs: 250,
-  factor: 2,
+  initialMs: 100,
+  factor: 1.5,
   maxMs: 5000,
+  dueShare: 0.02,
+  minMs: 5,
+  progressMs: 1000,
   maxFailedRounds: 3,
 }
+
+/** Log lines of a run still going are read at most this often; a finished run's all at once. */
+const LOG_EVERY_MS = 2000
 
 /** What following a run needs: where to ask, when to stop, whom to tell. */
 export interface FollowContext {
@@ -102,17 +103,20 @@ export class LogTail {
 }
 
 /**
- * Calls `poll` with growing waits until it answers a value. A failed poll is tried again, up to
- * `maxFailedRounds` in a row; an aborted signal ends the wait at once (rejecting).
+ * Calls `poll` until it answers a value, waiting `waitBefore(polls made)` before each call (0
+ * for none). A failed poll is tried again, up to `maxFailedRounds` in a row; an aborted signal
+ * ends the wait at once (rejecting).
  */
 async function pollUntil<T>(
   ctx: FollowContext,
   what: string,
   poll: () => Promise<T | null>,
+  waitBefore: (polls: number) => number,
 ): Promise<T> {
-  let wait = ctx.poll.initialMs
   let failed = 0
-  for (;;) {
+  for (let polls = 0; ; polls++) {
+    const wait = waitBefore(polls)
+    if (wait > 0) await sleep(wait, ctx.signal)
     try {
       const done = await poll()
       failed = 0
@@ -135,10 +139,12 @@ async function pollUntil<T>(
         )
       }
     }
-    await sleep(wait, ctx.signal)
-    wait = Math.min(ctx.poll.maxMs, wait * ctx.poll.factor)
   }
 }
+
+/** Plain backoff from the policy's first wait, polling at once first. */
+const backoff = (ctx: FollowContext) => (polls: number) =>
+  polls === 0 ? 0 : Math.min(ctx.poll.maxMs, ctx.poll.initialMs * ctx.poll.factor ** (polls - 1))
 
 export async function getRun(
   ctx: Pick<FollowContext, 'client' | 'orgId'>,
@@ -164,21 +170,68 @@ export async function getBatch(
   })
 }
 
-/** Follows a run to a terminal status, telling its progress and log lines as they come. */
-export async function followRun(ctx: FollowContext, runId: string): Promise<Run> {
+export interface FollowRunOptions {
+  /** How long the run is expected to take (see RunDurations); polls are timed by it. */
+  expectedMs?: number | undefined
+  /**
+   * When the dispatch request was sent (`performance.now()`), for a run just dispatched: the
+   * first poll waits, as nothing can have happened yet, and the run's time counts from there
+   * (the service's clock starts it about then, not when its answer got back).
+   */
+  dispatchedAt?: number | undefined
+}
+
+/**
+ * Follows a run to a terminal status, telling its progress as it changes and its log lines every
+ * LOG_EVERY_MS, then all the rest at the end.
+ */
+export async function followRun(
+  ctx: FollowContext,
+  runId: string,
+  options: FollowRunOptions = {},
+): Promise<Run> {
   const logs = new LogTail(ctx, runId)
   let told = ''
-  return pollUntil(ctx, `the run ${runId}`, async () => {
-    const run = await getRun(ctx, runId, ctx.signal)
-    const state = `${run.status_code}:${run.progress}`
-    if (state !== told) {
-      told = state
-      ctx.emit({ type: 'progress', fraction: run.progress, message: run.status_code })
-    }
-    // After the terminal status is seen, so the closing lines (written with it) are in.
-    await logs.pull()
-    return isTerminalRun(run) ? run : null
-  })
+  // The first lines come LOG_EVERY_MS in, or with the end: a short run is read twice, not more.
+  let logsAt = performance.now()
+  const justDispatched = options.dispatchedAt !== undefined
+  const started = options.dispatchedAt ?? performance.now()
+  let latePolls = 0
+  const waitBefore = (polls: number): number => {
+    if (polls === 0 && !justDispatched) return 0
+    const elapsedMs = performance.now() - started
+    const wait = nextPollWait(ctx.poll, {
+      expectedMs: options.expectedMs,
+      elapsedMs,
+      // Counted from the first wait: a follow that polled at once has one poll more.
+      polls: justDispatched ? polls : polls - 1,
+      latePolls,
+    })
+    if (options.expectedMs !== undefined && elapsedMs >= options.expectedMs) latePolls++
+    return wait
+  }
+  return pollUntil(
+    ctx,
+    `the run ${runId}`,
+    async () => {
+      const run = await getRun(ctx, runId, ctx.signal)
+      const state = `${run.status_code}:${run.progress}`
+      const terminal = isTerminalRun(run)
+      const now = performance.now()
+      const changed = state !== told
+      if (changed) {
+        told = state
+        ctx.emit({ type: 'progress', fraction: run.progress, message: run.status_code })
+      }
+      // After the terminal status is seen, so the closing lines (written with it) are in.
+      if (terminal || now - logsAt >= LOG_EVERY_MS) {
+        logsAt = now
+        await logs.pull()
+      }
+      return terminal ? run : null
+    },
+    waitBefore,
+  )
 }
 
 /**
@@ -191,31 +244,36 @@ export async function followBatch(ctx: FollowContext, batchId: string): Promise<
   const tails = new Map<number, LogTail>()
   let told = -1
   let announced = false
-  return pollUntil(ctx, `the batch ${batchId}`, async () => {
-    const batch = await getBatch(ctx, batchId, ctx.signal)
-    if (!announced) {
-      announced = true
-      announceBatch(ctx, batch)
-    }
-    const done = batch.items.filter((item) => TERMINAL_RUN.has(item.status_code))
-    if (done.length !== told) {
-      told = done.length
-      ctx.emit({
-        type: 'progress',
-        fraction: batch.item_count === 0 ? 1 : done.length / batch.item_count,
-        message: `${done.length} of ${batch.item_count} items finished`,
-      })
-    }
-    for (const item of done) {
-      if (finished.has(item.index)) continue
-      const tail =
-        tails.get(item.index) ?? new LogTail(ctx, item.run_id, `[item ${item.index + 1}] `)
-      tails.set(item.index, tail)
-      await tail.pull()
-      finished.add(item.index)
-    }
-    return isTerminalBatch(batch) ? batch : null
-  })
+  return pollUntil(
+    ctx,
+    `the batch ${batchId}`,
+    async () => {
+      const batch = await getBatch(ctx, batchId, ctx.signal)
+      if (!announced) {
+        announced = true
+        announceBatch(ctx, batch)
+      }
+      const done = batch.items.filter((item) => TERMINAL_RUN.has(item.status_code))
+      if (done.length !== told) {
+        told = done.length
+        ctx.emit({
+          type: 'progress',
+          fraction: batch.item_count === 0 ? 1 : done.length / batch.item_count,
+          message: `${done.length} of ${batch.item_count} items finished`,
+        })
+      }
+      for (const item of done) {
+        if (finished.has(item.index)) continue
+        const tail =
+          tails.get(item.index) ?? new LogTail(ctx, item.run_id, `[item ${item.index + 1}] `)
+        tails.set(item.index, tail)
+        await tail.pull()
+        finished.add(item.index)
+      }
+      return isTerminalBatch(batch) ? batch : null
+    },
+    backoff(ctx),
+  )
 }
 
 /** Tells the run of every item of a batch, in item order. */

@@ -25,9 +25,13 @@
  *   is read back instead of paying again. So after a crash the scheduler just runs the flow run
  *   again under the same id; `resumeFlowRun(flowRunId)` (or `reattach(intent)`) follows every
  *   open intent to its end on its own, for `atelier run --resume` and the app's restart.
- * - Following: `GET /v1/runs/{id}` with backoff (250 ms doubling to 5 s by default, `poll`),
- *   telling `progress` on every change and the new log lines (`q=created_at>=<newest seen>`, ids
- *   already told dropped), then `cost`. A batch tells one `remote-run` per item, progress as items
+ * - Following: `GET /v1/runs/{id}`, timed by how long the target's runs took lately (the median
+ *   of the last 16 seen here, seeded from the mirror's history): the first poll when the run is
+ *   due (at least every second for progress), then every 2% of its expected time, backing off
+ *   while it stays late; with nothing known, backoff from 100 ms growing by half to 5 s (`poll`).
+ *   Polling blind lets a run sit finished for up to half its time again; timed, a few percent.
+ *   It tells `progress` on every change and the new log lines (`q=created_at>=<newest seen>`, ids
+ *   already told dropped) when the status or progress moved, every 2 s, and at the end. A batch tells one `remote-run` per item, progress as items
  *   finish and each item's log lines once it has finished. Polls that keep failing give up with
  *   SERVICE_UNREACHABLE; the run goes on and the intent stays `dispatched`.
  * - Outputs by node output name: by the port's name in the run's output first (workflow runs),
@@ -56,7 +60,8 @@ export {
 } from './runner'
 export { RemoteNodeError, isRemoteNodeError, type RemoteErrorCode } from './errors'
 export { DEFAULT_POLL, type PollPolicy } from './follow'
-export { mirrorModels, type ModelInfo, type ModelLookup } from './models'
+export { mirrorDurations, mirrorModels, type ModelInfo, type ModelLookup } from './models'
+export { nextPollWait, RunDurations, type PollTiming } from './poll-timing'
 export { estimateRunMicro } from './pricing'
 export { portValue } from './outputs'
 export { canonicalJson, inputsHash } from './values'

@@ -34,6 +34,11 @@ export function mirrorModels(mirror: Mirror, orgId: string): ModelLookup {
   }
 }
 
+/** How long the mirror's latest runs of a target took: RemoteRunner's `durations`. */
+export function mirrorDurations(mirror: Mirror, orgId: string): (target: string) => number[] {
+  return (target) => mirror.runs.recentDurations(orgId, target)
+}
+
 /**
  * The models the runner has met: the caller's lookup first (the mirror), then what was fetched
  * from the service, kept for the life of the runner so that `estimate`, which cannot wait,

@@ -23,6 +23,7 @@ import {
   type PollPolicy,
 } from './follow'
 import { findBatchId, findRun } from './lookup'
+import { RunDurations } from './poll-timing'
 import { ModelCatalog, type ModelLookup } from './models'
 import { nodeOutputs } from './outputs'
 import { estimateRunMicro } from './pricing'
@@ -59,6 +60,11 @@ export interface RemoteRunnerOptions {
    */
   clock?: (() => number) | undefined
   poll?: Partial<PollPolicy> | undefined
+  /**
+   * How long earlier runs of a target took (service times, ms, oldest first), to time the first
+   * polls of a target this runner has not seen finish yet (the mirror: `mirrorDurations`).
+   */
+  durations?: ((target: string) => readonly number[]) | undefined
   /** For tests only: told at each dispatch point, before going on. */
   onPoint?:
     ((point: DispatchPoint, at: { nodeId: string; intentId: string | null }) => void) | undefined
@@ -102,6 +108,8 @@ export class RemoteRunner implements NodeRunner {
   private readonly onPoint: RemoteRunnerOptions['onPoint']
   /** Where lookups go: the client, and the organization every request names. */
   private readonly service: { client: ServiceClient; orgId: string; clock: () => number }
+  /** How long runs of each target took lately, to time the polls of the next ones. */
+  private readonly durations: RunDurations
   /** Intents being driven in this process: a second caller waits for the first. */
   private readonly inflight = new Map<string, Promise<Remote>>()
 
@@ -112,6 +120,7 @@ export class RemoteRunner implements NodeRunner {
     this.orgId = options.orgId
     this.poll = { ...DEFAULT_POLL, ...definedOnly(options.poll ?? {}) }
     this.catalog = new ModelCatalog(options.client, options.orgId, options.models)
+    this.durations = new RunDurations(options.durations)
     this.onPoint = options.onPoint
     this.service = {
       client: options.client,
@@ -334,17 +343,22 @@ export class RemoteRunner implements NodeRunner {
         { intentId: intent.id },
       )
     }
-    const remoteId =
-      intent.state === 'dispatched' && intent.remoteRunId
-        ? intent.remoteRunId
-        : await this.dispatch(intent, ctx.signal)
+    const attached = intent.state === 'dispatched' ? intent.remoteRunId : null
+    const sentAt = performance.now()
+    const remoteId = attached ?? (await this.dispatch(intent, ctx.signal))
     if (ctx.signal?.aborted) return this.cancelRemote(intent, remoteId, batch, ctx)
     if (!batch) ctx.emit({ type: 'remote-run', runId: remoteId })
     let remote: Remote
     try {
       remote = batch
         ? { kind: 'batch', batch: await followBatch(ctx, remoteId) }
-        : { kind: 'run', run: await followRun(ctx, remoteId) }
+        : {
+            kind: 'run',
+            run: await followRun(ctx, remoteId, {
+              expectedMs: this.durations.expected(intent.targetRef),
+              dispatchedAt: attached === null ? sentAt : undefined,
+            }),
+          }
     } catch (error) {
       if (ctx.signal?.aborted) return this.cancelRemote(intent, remoteId, batch, ctx)
       if (error instanceof RemoteNodeError) throw error
@@ -354,6 +368,7 @@ export class RemoteRunner implements NodeRunner {
         { intentId: intent.id, cause: error },
       )
     }
+    if (remote.kind === 'run') this.durations.note(intent.targetRef, remote.run)
     this.settle(intent, remote)
     return remote
   }

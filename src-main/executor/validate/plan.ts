@@ -66,6 +66,12 @@ export interface FlowPlan {
   upstreamOf: (nodeIds: Iterable<string>) => Set<string>
   /** The longest chain of dependent nodes, each weighing its estimated duration. */
   criticalPath: (durationOf: (node: FlowNode) => number) => CriticalPath
+  /**
+   * By node id: the longest chain from the node (its own duration included) to the end of the
+   * flow, each node weighing its estimated duration. The nodes with the most left behind them
+   * are the ones to start first when slots are short.
+   */
+  tailLengths: (durationOf: (node: FlowNode) => number) => Map<string, number>
 }
 
 export type PlanResult = { ok: true; plan: FlowPlan } | { ok: false; problems: FlowProblem[] }
@@ -158,20 +164,33 @@ export function planFlow(flow: FlowDocument, catalog: FlowCatalog): PlanResult {
               via[index] = from
             }
           }
-          const node = flow.nodes[index] as FlowNode
-          const duration = durationOf(node)
-          if (!Number.isFinite(duration) || duration < 0) {
-            throw new RangeError(
-              `The duration estimate of node ${node.id} is ${duration}; it must be a finite number of 0 or more.`,
-            )
-          }
-          finish[index] = start + duration
+          finish[index] = start + checkedDuration(flow.nodes[index] as FlowNode, durationOf)
           if (end === -1 || finish[index] > (finish[end] as number)) end = index
         }
         const path: number[] = []
         for (let at = end; at !== -1; at = via[at] as number) path.push(at)
         return { length: end === -1 ? 0 : (finish[end] as number), nodeIds: idsOf(path.reverse()) }
       },
+      tailLengths: (durationOf) => {
+        const tail = new Array<number>(ids.length).fill(0)
+        for (let at = order.length - 1; at >= 0; at--) {
+          const index = order[at] as number
+          let after = 0
+          for (const to of next[index] ?? []) after = Math.max(after, tail[to] as number)
+          tail[index] = after + checkedDuration(flow.nodes[index] as FlowNode, durationOf)
+        }
+        return new Map(ids.map((id, index) => [id, tail[index] as number]))
+      },
     },
   }
+}
+
+function checkedDuration(node: FlowNode, durationOf: (node: FlowNode) => number): number {
+  const duration = durationOf(node)
+  if (!Number.isFinite(duration) || duration < 0) {
+    throw new RangeError(
+      `The duration estimate of node ${node.id} is ${duration}; it must be a finite number of 0 or more.`,
+    )
+  }
+  return duration
 }
