@@ -36,6 +36,11 @@ export interface MediaRef {
   content_type: string
   /** Where the bytes can be read now: a presigned URL or a local file path; may expire. */
   url: string
+  /**
+   * The service run that made it, when one did: a fresh URL is asked of that run when this one
+   * has expired (a cached output used days later). Not part of any cache key.
+   */
+  run_id?: string
   width?: number
   height?: number
 }

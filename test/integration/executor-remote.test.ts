@@ -11,6 +11,7 @@ import {
   inputsHash,
   isRemoteNodeError,
   portValue,
+  presignedExpiryMs,
   RemoteRunner,
   type DispatchPoint,
   type RemoteNodeError,
@@ -31,8 +32,12 @@ let home: string
 let databases: Databases
 const modelIds = new Map<string, string>()
 
+/** How far the sandbox's clock (and a runner's, when a test gives it) is ahead of this one's. */
+let shift = 0
+const shiftedClock = () => Date.now() + shift
+
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ latencyMs: 30 })
+  sandbox = await startTestSandbox({ latencyMs: 30, clock: shiftedClock })
   client = createServiceClient({
     baseUrl: sandbox.url,
     apiKey: sandbox.keys.admin,
@@ -142,6 +147,18 @@ function imageNode(slug = 'atelier/text-to-image', config: Record<string, unknow
       { name: 'height', type: 'integer' },
       { name: 'seed', type: 'seed' },
       { name: 'failure_rate', type: 'number' },
+    ],
+    outputs: [{ name: 'image', type: 'image' }],
+  })
+}
+
+function upscaleNode() {
+  return flowNode({
+    label: 'Upscale',
+    model_id: modelIds.get('atelier/upscale') ?? null,
+    inputs: [
+      { name: 'image', type: 'image' },
+      { name: 'scale', type: 'integer' },
     ],
     outputs: [{ name: 'image', type: 'image' }],
   })
@@ -496,18 +513,8 @@ describe('a model node', () => {
     const local: MediaRef = { ...image, url: file }
     expect(inputsHash({ image: local, scale: 2 })).toBe(inputsHash({ image, scale: 2 }))
 
-    const upscale = () =>
-      flowNode({
-        label: 'Upscale',
-        model_id: modelIds.get('atelier/upscale') ?? null,
-        inputs: [
-          { name: 'image', type: 'image' },
-          { name: 'scale', type: 'integer' },
-        ],
-        outputs: [{ name: 'image', type: 'image' }],
-      })
     for (const input of [image, local]) {
-      const node = upscale()
+      const node = upscaleNode()
       const { outcome, error, flowRunId } = await runNode(remote, node, { image: input, scale: 2 })
       expect(error).toBeUndefined()
       expect(asMedia(outcome?.outputs.image)).toMatchObject({ width: 128, height: 128 })
@@ -525,6 +532,37 @@ describe('a model node', () => {
     expect(named).toEqual({
       images: [expect.objectContaining({ kind: 'media', sha256: image.sha256 })],
     })
+  })
+
+  it('sends a fresh URL for an output whose URL has expired since it was made', async () => {
+    const made = await runNode(runner(), imageNode(), {
+      prompt: 'kept for days',
+      width: 64,
+      height: 64,
+      seed: 21,
+    })
+    const image = asMedia(made.outcome?.outputs.image)
+    expect(image.run_id).toBe(made.outcome?.remoteRunId)
+    const expires = presignedExpiryMs(image.url)
+    expect(expires).toBeGreaterThan(Date.now())
+    try {
+      // A minute past the URL's expiry, for the sandbox and for the runner that knows it.
+      shift = (expires ?? 0) - Date.now() + 60_000
+      const unaware = await runNode(runner(), upscaleNode(), { image, scale: 2 })
+      expect(unaware.error?.code).toBe('NODE_FAILED')
+      expect(unaware.error?.message).toMatch(/expired/)
+
+      const node = upscaleNode()
+      const aware = await runNode(runner({ clock: shiftedClock }), node, { image, scale: 2 })
+      expect(aware.error).toBeUndefined()
+      const sent = (intentOf(aware.flowRunId, node.id).request as { input: { image: string } })
+        .input.image
+      expect(sent).not.toBe(image.url)
+      expect(presignedExpiryMs(sent)).toBeGreaterThan(shiftedClock())
+      expect(asMedia(aware.outcome?.outputs.image)).toMatchObject({ width: 128, height: 128 })
+    } finally {
+      shift = 0
+    }
   })
 
   it('runs a workflow-engine node through its runs endpoint', async () => {
@@ -603,6 +641,59 @@ describe('fan-out', () => {
     expect(outcome?.costMicro).toBe(20000)
     expect(events.filter((e) => e.type === 'remote-run')).toHaveLength(4)
     expect(events.filter((e) => e.type === 'log').length).toBeGreaterThan(4)
+  })
+
+  it('pays again only for the items that failed when a node whose batch partly failed runs again', async () => {
+    const remote = runner()
+    const node = imageNode('atelier/flaky')
+    const prompts = ['paid item a', 'paid item b', 'paid item c']
+    const first = await runNode(remote, node, {
+      prompt: prompts,
+      failure_rate: [0, 1, 0],
+    })
+    expect(first.error?.code).toBe('NODE_FAILED')
+    expect(first.error?.message).toMatch(/1 of 3 items did not succeed; item 2/)
+    const firstBatch = first.error?.batchId
+    const firstRuns = (await allRuns()).filter((run) => run.batch_id === firstBatch)
+    expect(firstRuns.map((run) => run.status_code).sort()).toEqual([
+      'failed',
+      'succeeded',
+      'succeeded',
+    ])
+
+    // Again, with the failing item fixed: only that item is sent, in a batch of one.
+    const before = (await allBatches()).length
+    const again = await runNode(remote, node, {
+      prompt: prompts,
+      failure_rate: [0, 0, 0],
+    })
+    expect(again.error).toBeUndefined()
+    const batches = await allBatches()
+    expect(batches).toHaveLength(before + 1)
+    const newBatch = batches.find((b) => b.id === again.outcome?.batchId)
+    expect(newBatch?.item_count).toBe(1)
+    const sent = (await allRuns()).filter((run) => run.batch_id === newBatch?.id)
+    expect(sent.map((run) => run.input.prompt)).toEqual(['paid item b'])
+    // The flaky model charges 0.001 credits per successful run.
+    expect(again.outcome?.costMicro).toBe(1000)
+    const images = (again.outcome?.outputs.image as PortValue[]).map(asMedia)
+    expect(images).toHaveLength(3)
+    const firstA = firstRuns.find((run) => run.input.prompt === 'paid item a')
+    expect(images[0]?.sha256).toBe((firstA?.output?.images as { sha256: string }[])[0]?.sha256)
+    expect(images[1]?.sha256).toBe((sent[0]?.output?.images as { sha256: string }[])[0]?.sha256)
+
+    // A third time nothing is sent at all: every item was paid for already.
+    const third = await runNode(remote, node, {
+      prompt: prompts,
+      failure_rate: [0, 0, 0],
+    })
+    expect(third.error).toBeUndefined()
+    expect(await allBatches()).toHaveLength(before + 1)
+    expect(third.outcome?.costMicro).toBe(0)
+    expect((third.outcome?.outputs.image as PortValue[]).map((v) => asMedia(v).sha256)).toEqual(
+      images.map((image) => image.sha256),
+    )
+    expect(databases.ledger.intents.forNode(third.flowRunId, node.id)).toEqual([])
   })
 
   it('fans out only what config.fan_out names, and refuses lists of different lengths', async () => {

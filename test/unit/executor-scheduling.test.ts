@@ -3,6 +3,7 @@ import { Limiter } from '../../src-main/executor/engine/limiter'
 import {
   DEFAULT_POLL,
   nextPollWait,
+  presignedExpiryMs,
   RunDurations,
   type PollTiming,
 } from '../../src-main/executor/remote'
@@ -138,5 +139,32 @@ describe('the concurrency limiter', () => {
     release()
     const next = await second
     next()
+  })
+})
+
+describe('the expiry of presigned URLs', () => {
+  it('is read from the forms storage services sign URLs with', () => {
+    expect(
+      presignedExpiryMs('http://127.0.0.1:1/_storage/blobs/ab?expires=1800000000&signature=x'),
+    ).toBe(1_800_000_000_000)
+    expect(presignedExpiryMs('https://cdn.example/a.png?Expires=1800000000&Signature=x')).toBe(
+      1_800_000_000_000,
+    )
+    expect(
+      presignedExpiryMs(
+        'https://bucket.s3.amazonaws.com/a.png?X-Amz-Date=20261121T100000Z&X-Amz-Expires=3600&X-Amz-Signature=x',
+      ),
+    ).toBe(Date.parse('2026-11-21T11:00:00Z'))
+    expect(
+      presignedExpiryMs(
+        'https://storage.googleapis.com/b/a.png?X-Goog-Date=20261121T100000Z&X-Goog-Expires=600',
+      ),
+    ).toBe(Date.parse('2026-11-21T10:10:00Z'))
+  })
+
+  it('is unknown for a URL that does not say, or is no URL', () => {
+    expect(presignedExpiryMs('https://example.com/a.png')).toBeUndefined()
+    expect(presignedExpiryMs('https://example.com/a.png?expires=soon')).toBeUndefined()
+    expect(presignedExpiryMs('not a url')).toBeUndefined()
   })
 })

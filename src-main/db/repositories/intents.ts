@@ -85,6 +85,7 @@ export class IntentsRepository {
   private readonly ofNode: Database.Statement
   private readonly done: Database.Statement
   private readonly openOf: Database.Statement
+  private readonly batchesOf: Database.Statement
   private readonly sending: Database.Statement
   private readonly dispatched: Database.Statement
   private readonly finished: Database.Statement
@@ -108,6 +109,11 @@ export class IntentsRepository {
       SELECT ${COLUMNS} FROM intents
       WHERE target_ref = ? AND inputs_hash = ? AND state = 'succeeded' AND profile = ? AND org_id = ?
       ORDER BY updated_ms DESC LIMIT 1`)
+    this.batchesOf = db.prepare(`
+      SELECT ${COLUMNS} FROM intents
+      WHERE profile = ? AND org_id = ? AND target_ref = ? AND state IN ('succeeded', 'failed')
+        AND remote_run_id IS NOT NULL AND json_type(request_json, '$.items') = 'array'
+      ORDER BY created_ms DESC, id DESC LIMIT ?`)
     this.openOf = db.prepare(`
       SELECT ${COLUMNS} FROM intents WHERE profile = ? AND org_id = ? AND state IN ${OPEN}
       ORDER BY created_ms, id`)
@@ -163,6 +169,14 @@ export class IntentsRepository {
   succeeded(scope: { profile: string; orgId: string }, targetRef: string, inputsHash: string) {
     const row = this.done.get(targetRef, inputsHash, scope.profile, scope.orgId) as Row | undefined
     return row ? toIntent(row) : null
+  }
+
+  /**
+   * The latest batches sent for a target that ended (succeeded, or failed with some items
+   * done), newest first: their succeeded items are paid work a new fan-out can take back.
+   */
+  endedBatches(scope: { profile: string; orgId: string }, targetRef: string, limit = 5): Intent[] {
+    return (this.batchesOf.all(scope.profile, scope.orgId, targetRef, limit) as Row[]).map(toIntent)
   }
 
   /** Intents not final yet, oldest first: what to re-attach to (or look up) after a restart. */

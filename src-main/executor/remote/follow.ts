@@ -283,20 +283,30 @@ export function announceBatch(ctx: Pick<FollowContext, 'emit'>, batch: Batch): v
   }
 }
 
+/** The runs the service made for a batch's items, in no particular order. */
+export async function listBatchRuns(
+  ctx: Pick<FollowContext, 'client' | 'orgId'>,
+  batchId: string,
+  signal?: AbortSignal,
+): Promise<Run[]> {
+  const runs: Run[] = []
+  for await (const run of ctx.client.list('/v1/runs', {
+    params: { query: { q: `batch_id=${batchId}`, limit: 500 } },
+    headers: headersOf(ctx),
+    signal,
+  })) {
+    runs.push(run)
+  }
+  return runs
+}
+
 /** Every run of a batch, in item order. */
 export async function batchRuns(
   ctx: Pick<FollowContext, 'client' | 'orgId'>,
   batch: Batch,
   signal?: AbortSignal,
 ): Promise<Run[]> {
-  const byId = new Map<string, Run>()
-  for await (const run of ctx.client.list('/v1/runs', {
-    params: { query: { q: `batch_id=${batch.id}`, limit: 500 } },
-    headers: headersOf(ctx),
-    signal,
-  })) {
-    byId.set(run.id, run)
-  }
+  const byId = new Map((await listBatchRuns(ctx, batch.id, signal)).map((run) => [run.id, run]))
   const sorted = [...batch.items].sort((a, b) => a.index - b.index)
   return Promise.all(
     sorted.map(async (item) => byId.get(item.run_id) ?? getRun(ctx, item.run_id, signal)),

@@ -62,6 +62,7 @@ export { RemoteNodeError, isRemoteNodeError, type RemoteErrorCode } from './erro
 export { DEFAULT_POLL, type PollPolicy } from './follow'
 export { mirrorDurations, mirrorModels, type ModelInfo, type ModelLookup } from './models'
 export { nextPollWait, RunDurations, type PollTiming } from './poll-timing'
+export { FRESH_FOR_MS, presignedExpiryMs } from './fresh-urls'
 export { estimateRunMicro } from './pricing'
 export { portValue } from './outputs'
 export { canonicalJson, inputsHash } from './values'

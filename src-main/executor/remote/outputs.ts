@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { FlowNode } from '../../../src-shared/api'
+import type { FlowNode, Run } from '../../../src-shared/api'
 import type { MediaRef, PortValue } from '../types'
 import { RemoteNodeError } from './errors'
 import type { ModelInfo } from './models'
@@ -37,6 +37,7 @@ async function hashOf(url: string, signal: AbortSignal | undefined): Promise<str
 async function toMediaRef(
   file: Record<string, unknown> & { url: string; content_type: string },
   signal: AbortSignal | undefined,
+  runId: string | undefined,
 ): Promise<MediaRef> {
   let sha256 = typeof file.sha256 === 'string' ? file.sha256.toLowerCase() : ''
   if (!SHA256.test(sha256)) {
@@ -51,18 +52,26 @@ async function toMediaRef(
     }
   }
   const media: MediaRef = { kind: 'media', sha256, content_type: file.content_type, url: file.url }
+  if (runId !== undefined) media.run_id = runId
   if (typeof file.width === 'number') media.width = file.width
   if (typeof file.height === 'number') media.height = file.height
   return media
 }
 
 /** A value of the run's output as a port value: every file a MediaRef, the rest as it is. */
-export async function portValue(value: unknown, signal?: AbortSignal): Promise<PortValue> {
-  if (isOutputFile(value)) return toMediaRef(value, signal)
-  if (Array.isArray(value)) return Promise.all(value.map((item) => portValue(item, signal)))
+export async function portValue(
+  value: unknown,
+  signal?: AbortSignal,
+  runId?: string,
+): Promise<PortValue> {
+  if (isOutputFile(value)) return toMediaRef(value, signal, runId)
+  if (Array.isArray(value)) return Promise.all(value.map((item) => portValue(item, signal, runId)))
   if (isRecord(value)) {
     const entries = await Promise.all(
-      Object.entries(value).map(async ([key, child]) => [key, await portValue(child, signal)]),
+      Object.entries(value).map(async ([key, child]) => [
+        key,
+        await portValue(child, signal, runId),
+      ]),
     )
     return Object.fromEntries(entries) as PortValue
   }
@@ -104,16 +113,17 @@ function portsOf(node: FlowNode, model: ModelInfo | null): { name: string; type:
 export async function nodeOutputs(
   node: FlowNode,
   model: ModelInfo | null,
-  output: Record<string, unknown> | null,
+  run: Pick<Run, 'id' | 'output'> | undefined,
   signal?: AbortSignal,
 ): Promise<Record<string, PortValue>> {
   const ports = portsOf(node, model)
-  const raw = output ?? {}
-  if (ports.length === 0) return (await portValue(raw, signal)) as Record<string, PortValue>
+  const raw = run?.output ?? {}
+  if (ports.length === 0)
+    return (await portValue(raw, signal, run?.id)) as Record<string, PortValue>
   const outputs: Record<string, PortValue> = {}
   for (const port of ports) {
     const value = pick(raw, port.name, port.type)
-    if (value !== undefined) outputs[port.name] = await portValue(value, signal)
+    if (value !== undefined) outputs[port.name] = await portValue(value, signal, run?.id)
   }
   return outputs
 }

@@ -140,14 +140,22 @@ async function inlineLocal(media: MediaRef): Promise<string> {
  * A port value as the service takes it: media by URL (a presigned or any http(s) URL as it is,
  * a local file inline as a data: URL), everything else as it is.
  */
-async function serviceValue(value: PortValue): Promise<unknown> {
+/** The URL to send for a media ref with an http(s) URL (a fresh one when it expires soon). */
+export type UrlFor = (ref: MediaRef) => Promise<string>
+
+const asItIs: UrlFor = (ref) => Promise.resolve(ref.url)
+
+async function serviceValue(value: PortValue, urlFor: UrlFor): Promise<unknown> {
   if (isMediaRef(value)) {
-    return /^(https?|data):/i.test(value.url) ? value.url : inlineLocal(value)
+    if (/^data:/i.test(value.url)) return value.url
+    return /^https?:/i.test(value.url) ? urlFor(value) : inlineLocal(value)
   }
-  if (Array.isArray(value)) return Promise.all(value.map(serviceValue))
+  if (Array.isArray(value)) return Promise.all(value.map((item) => serviceValue(item, urlFor)))
   if (isRecord(value)) {
     const entries = await Promise.all(
-      Object.entries(value).map(async ([key, child]) => [key, await serviceValue(child)] as const),
+      Object.entries(value).map(
+        async ([key, child]) => [key, await serviceValue(child, urlFor)] as const,
+      ),
     )
     return Object.fromEntries(entries)
   }
@@ -157,11 +165,12 @@ async function serviceValue(value: PortValue): Promise<unknown> {
 /** The run input: every input with a value (null means "not given" on a port, so it is left out). */
 export async function serviceInput(
   inputs: Record<string, PortValue>,
+  urlFor: UrlFor = asItIs,
 ): Promise<Record<string, unknown>> {
   const input: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(inputs)) {
     if (value === undefined || value === null) continue
-    input[name] = await serviceValue(value)
+    input[name] = await serviceValue(value, urlFor)
   }
   return input
 }
@@ -170,16 +179,32 @@ export function runBody(input: Record<string, unknown>, metadata: IntentMetadata
   return { input, metadata: { ...metadata } }
 }
 
+/** One item of a fan-out: its place in the node's lists, its inputs and their hash. */
+export interface BatchItem {
+  index: number
+  input: Record<string, unknown>
+  inputsHash: string
+}
+
 export function batchBody(
   slug: string,
-  items: readonly Record<string, unknown>[],
+  items: readonly BatchItem[],
   metadata: IntentMetadata,
 ): BatchCreate {
   return {
     model: slug,
     // A batch has no metadata of its own in the contract: every item's run carries the intent's,
-    // with its place in the list, so the batch can be found and traced through its runs.
-    items: items.map((input, index) => ({ input, metadata: { ...metadata, atelier_item: index } })),
+    // with its place in the node's lists and its inputs' hash, so the batch can be found through
+    // its runs, and a later fan-out can take back the items that succeeded instead of paying
+    // for them again.
+    items: items.map((item) => ({
+      input: item.input,
+      metadata: {
+        ...metadata,
+        atelier_item: item.index,
+        atelier_item_inputs_hash: item.inputsHash,
+      },
+    })),
   }
 }
 

@@ -12,6 +12,7 @@ import { isRemoteNodeError, RemoteNodeError } from './errors'
 import {
   batchRuns,
   costMicroOf,
+  listBatchRuns,
   DEFAULT_POLL,
   announceBatch,
   followBatch,
@@ -22,6 +23,7 @@ import {
   type FollowContext,
   type PollPolicy,
 } from './follow'
+import { freshUrls } from './fresh-urls'
 import { findBatchId, findRun } from './lookup'
 import { RunDurations } from './poll-timing'
 import { ModelCatalog, type ModelLookup } from './models'
@@ -38,6 +40,7 @@ import {
   serviceInput,
   type IntentMetadata,
   type RemoteTarget,
+  type UrlFor,
 } from './request'
 
 /**
@@ -220,11 +223,145 @@ export class RemoteRunner implements NodeRunner {
     const plan = planFanOut(context.node, context.inputs, target)
     if (plan.count === 0) return emptyFanOut(context.node, target)
     const hash = inputsHash(context.inputs)
+    const existing = this.reusable(context, target, hash, plan.count !== null)
+    if (plan.count !== null) {
+      return this.runFanOut(
+        context,
+        target,
+        hash,
+        { names: plan.names, count: plan.count },
+        existing,
+      )
+    }
+    const urlFor = freshUrls(this.service, context.signal)
     const intent =
-      this.reusable(context, target, hash, plan.count !== null) ??
-      (await this.prepare(context, target, hash, plan))
+      existing ?? (await this.prepare(context, target, hash, runBodyOf(context.inputs, urlFor)))
     const remote = await this.drive(intent, this.followContext(context.signal, context.emit))
     return this.outcome(context, target, intent, remote)
+  }
+
+  /**
+   * A node whose list inputs fan out: one batch for the items no earlier batch of this target
+   * made already. Items that succeeded in an earlier batch (the same inputs, by their hash) are
+   * taken back as they are, so re-running a node whose batch partly failed pays only for what
+   * failed; when none is left, nothing is sent.
+   */
+  private async runFanOut(
+    context: NodeRunContext,
+    target: RemoteTarget,
+    hash: string,
+    plan: { names: string[]; count: number },
+    existing: Intent | null,
+  ): Promise<NodeOutcome> {
+    const { node, signal, emit } = context
+    const items = Array.from({ length: plan.count }, (_, i) =>
+      itemInputs(context.inputs, plan.names, i),
+    )
+    const hashes = items.map((item) => inputsHash(item))
+    const urlFor = freshUrls(this.service, signal)
+    // A resumed node run sends what its intent holds; the rest was taken back before.
+    const sent = existing ? itemIndexesOf(existing) : null
+    const paid = await this.paidItems(
+      target,
+      hashes.map((h, i) => (sent?.has(i) ? null : h)),
+      existing?.remoteRunId ?? null,
+      signal,
+    )
+    const missing = sent
+      ? [...sent].sort((a, b) => a - b)
+      : hashes.flatMap((_, i) => (paid.has(i) ? [] : [i]))
+    for (const run of new Set(paid.values())) {
+      emit({
+        type: 'remote-run',
+        runId: run.id,
+        ...(run.batch_id ? { batchId: run.batch_id } : {}),
+      })
+    }
+    const runs = new Map<number, Run>(paid)
+    let costMicro = 0
+    let batchId: string | undefined
+    let intentId: string | undefined
+    if (missing.length > 0) {
+      const intent =
+        existing ??
+        (await this.prepare(context, target, hash, async (metadata) =>
+          batchBody(
+            target.ref,
+            await Promise.all(
+              missing.map(async (index) => ({
+                index,
+                input: await serviceInput(items[index] ?? {}, urlFor),
+                inputsHash: hashes[index] ?? '',
+              })),
+            ),
+            metadata,
+          ),
+        ))
+      intentId = intent.id
+      const remote = await this.drive(intent, this.followContext(signal, emit))
+      if (remote.kind !== 'batch') throw new Error('A fan-out intent was followed as a single run.')
+      const { batch } = remote
+      batchId = batch.id
+      costMicro = costMicroOf(batch.cost)
+      emit({ type: 'cost', costMicro })
+      if (batch.status_code === 'canceled') throw canceled({ intentId, batchId })
+      const made = await batchRuns(this.service, batch, signal)
+      made.forEach((run, position) => {
+        runs.set(itemOf(run) ?? missing[position] ?? position, run)
+      })
+    }
+    if (missing.length === 0) emit({ type: 'cost', costMicro })
+    const ids = { ...(intentId ? { intentId } : {}), ...(batchId ? { batchId } : {}) }
+    const failed = hashes.flatMap((_, i) => (runs.get(i)?.status_code === 'succeeded' ? [] : [i]))
+    if (failed.length > 0) {
+      const first = runs.get(failed[0] ?? 0)
+      throw new RemoteNodeError(
+        'NODE_FAILED',
+        `${failed.length} of ${plan.count} items did not succeed; item ${(failed[0] ?? 0) + 1}: ${(first?.failure_message ?? first?.status_code ?? 'its run cannot be found').replace(/\.$/, '')}. Run the node again: the items that succeeded are kept and not paid for again.`,
+        { ...ids, failureCode: first?.failure_code ?? null },
+      )
+    }
+    const perItem = await Promise.all(
+      hashes.map((_, i) => nodeOutputs(node, target.model, runs.get(i), signal)),
+    )
+    const names = new Set(perItem.flatMap((outputs) => Object.keys(outputs)))
+    for (const port of node.outputs) names.add(port.name)
+    const outputs: Record<string, PortValue> = {}
+    for (const name of names) outputs[name] = perItem.map((item) => item[name] ?? null)
+    return { outputs, costMicro, ...(batchId ? { batchId } : {}) }
+  }
+
+  /**
+   * By item index: a succeeded run of an earlier batch of this target with the item's inputs
+   * (null hashes are not looked for). The latest few ended batches are read; `skip` is the
+   * node run's own batch.
+   */
+  private async paidItems(
+    target: RemoteTarget,
+    hashes: readonly (string | null)[],
+    skip: string | null,
+    signal: AbortSignal,
+  ): Promise<Map<number, Run>> {
+    const found = new Map<number, Run>()
+    const wanted = new Map<string, number[]>()
+    hashes.forEach((h, i) => {
+      if (h !== null) wanted.set(h, [...(wanted.get(h) ?? []), i])
+    })
+    if (wanted.size === 0) return found
+    const scope = { profile: this.profile, orgId: this.orgId }
+    for (const earlier of this.ledger.intents.endedBatches(scope, target.ref)) {
+      if (!earlier.remoteRunId || earlier.remoteRunId === skip) continue
+      for (const run of await listBatchRuns(this.service, earlier.remoteRunId, signal)) {
+        if (run.status_code !== 'succeeded') continue
+        const h = (run.metadata as { atelier_item_inputs_hash?: unknown } | null)
+          ?.atelier_item_inputs_hash
+        if (typeof h !== 'string') continue
+        for (const index of wanted.get(h) ?? []) found.set(index, run)
+        wanted.delete(h)
+      }
+      if (wanted.size === 0) break
+    }
+    return found
   }
 
   private async targetOf(node: FlowNode): Promise<RemoteTarget> {
@@ -269,7 +406,7 @@ export class RemoteRunner implements NodeRunner {
     context: NodeRunContext,
     target: RemoteTarget,
     hash: string,
-    plan: { names: string[]; count: number | null },
+    body: (metadata: IntentMetadata) => Promise<RunDispatch | BatchCreate>,
   ): Promise<Intent> {
     const id = randomUUID()
     const metadata: IntentMetadata = {
@@ -278,19 +415,7 @@ export class RemoteRunner implements NodeRunner {
       atelier_node_id: context.node.id,
       atelier_attempt: context.attempt,
     }
-    const count = plan.count
-    const request =
-      count === null
-        ? runBody(await serviceInput(context.inputs), metadata)
-        : batchBody(
-            target.ref,
-            await Promise.all(
-              Array.from({ length: count }, (_, i) =>
-                serviceInput(itemInputs(context.inputs, plan.names, i)),
-              ),
-            ),
-            metadata,
-          )
+    const request = await body(metadata)
     this.point('before-intent', context.node.id, null)
     const intent = this.ledger.intents.record({
       id,
@@ -611,37 +736,38 @@ export class RemoteRunner implements NodeRunner {
           },
         )
       }
-      const outputs = await nodeOutputs(node, target.model, run.output, signal)
+      const outputs = await nodeOutputs(node, target.model, run, signal)
       return { outputs, costMicro, remoteRunId: run.id }
     }
-    const { batch } = remote
-    const costMicro = costMicroOf(batch.cost)
-    emit({ type: 'cost', costMicro })
-    const ids = { intentId: intent.id, batchId: batch.id }
-    if (batch.status_code === 'canceled') throw canceled(ids)
-    const runs = await batchRuns(this.service, batch, signal)
-    if (batch.status_code !== 'succeeded') {
-      const index = runs.findIndex((run) => run.status_code !== 'succeeded')
-      const failed = runs[index]
-      throw new RemoteNodeError(
-        'NODE_FAILED',
-        `${batch.failed_count + batch.canceled_count} of ${batch.item_count} items did not succeed; item ${index + 1}: ${failed?.failure_message ?? failed?.status_code ?? 'unknown'}`,
-        { ...ids, failureCode: failed?.failure_code ?? null },
-      )
-    }
-    const perItem = await Promise.all(
-      runs.map((run) => nodeOutputs(node, target.model, run.output, signal)),
-    )
-    const names = new Set(perItem.flatMap((outputs) => Object.keys(outputs)))
-    for (const port of node.outputs) names.add(port.name)
-    const outputs: Record<string, PortValue> = {}
-    for (const name of names) outputs[name] = perItem.map((item) => item[name] ?? null)
-    return { outputs, costMicro, batchId: batch.id }
+    throw new Error('A single-run intent was followed as a batch.')
   }
 
   private point(point: DispatchPoint, nodeId: string, intentId: string | null): void {
     this.onPoint?.(point, { nodeId, intentId })
   }
+}
+
+/** The body of a single run's intent, built once the intent's metadata is known. */
+const runBodyOf =
+  (inputs: Record<string, PortValue>, urlFor: UrlFor) =>
+  async (metadata: IntentMetadata): Promise<RunDispatch> =>
+    runBody(await serviceInput(inputs, urlFor), metadata)
+
+/** The item indexes a batch intent's request holds (each item's run carries its index). */
+function itemIndexesOf(intent: Intent): Set<number> {
+  const items = (intent.request as { items?: { metadata?: { atelier_item?: unknown } }[] }).items
+  const indexes = new Set<number>()
+  ;(items ?? []).forEach((item, position) => {
+    const index = item.metadata?.atelier_item
+    indexes.add(typeof index === 'number' ? index : position)
+  })
+  return indexes
+}
+
+/** The index in the node's lists of the item a batch run was made for. */
+function itemOf(run: Run): number | undefined {
+  const index = (run.metadata as { atelier_item?: unknown } | null)?.atelier_item
+  return typeof index === 'number' ? index : undefined
 }
 
 /** The outcome of fanning out an empty list: every output an empty list, nothing dispatched. */
