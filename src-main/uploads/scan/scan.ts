@@ -1,0 +1,271 @@
+import {
+  type Dirent,
+  readdir,
+  readdirSync,
+  realpath,
+  realpathSync,
+  stat as statCallback,
+  statSync,
+} from 'node:fs'
+import { lstat, stat } from 'node:fs/promises'
+import { join, relative, resolve, sep } from 'node:path'
+import { fdir, type FSLike } from 'fdir'
+import type { ListedFile } from '../../db/repositories/uploads'
+import {
+  abortedError,
+  explainSystemCode,
+  folderError,
+  isUploadScanError,
+  systemCodeOf,
+  UploadScanError,
+} from './errors'
+import { eachLimited } from './limit'
+import { type SniffedMedia, type SniffedMediaType, sniffFile } from './media'
+import { skipReasonOfName } from './names'
+import { pathPatterns, type PathPatterns } from './patterns'
+
+export interface ScanOptions {
+  /**
+   * Globs a file must match (any of them) to be listed; all files when absent or empty. A
+   * pattern without a slash matches the name at any depth (`*.png`, `IMG_*`); one with a slash
+   * matches the whole path from the folder (`2024/**`, `raw/*.jpg`). Matching ignores case. Folders are always walked, whatever the include patterns.
+   */
+  include?: readonly string[]
+  /**
+   * Globs, same rules, for files and folders to leave out; an excluded folder is not walked.
+   * Exclusion wins over inclusion.
+   */
+  exclude?: readonly string[]
+  /**
+   * Keep only files whose content is one of these media types (sniffed from their first bytes,
+   * see `sniffMedia`); each listed file then carries its content type. Without it, nothing is
+   * read and every regular file is listed.
+   */
+  mediaTypes?: readonly SniffedMediaType[]
+  signal?: AbortSignal
+}
+
+export interface ScannedFile extends ListedFile {
+  /** What its bytes are, when the scan was asked for `mediaTypes`; null otherwise. */
+  media: SniffedMedia | null
+}
+
+/**
+ * Why entries were left out. An entry is counted once, under the first reason in this order;
+ * a skipped folder counts as one, its contents are not looked at.
+ */
+export interface SkippedCounts {
+  /** OS and archiver litter: .DS_Store, ._* AppleDouble, Thumbs.db, desktop.ini, Icon\r... */
+  system: number
+  /** Other names starting with a dot. */
+  hidden: number
+  /** Symbolic links (and Windows junctions), to files or folders, dangling or not. */
+  symlink: number
+  /** FIFOs, sockets and devices: not files that hold media, and opening a FIFO blocks. */
+  specialFile: number
+  /** Matched an exclude pattern. */
+  excluded: number
+  /** Matched no include pattern. */
+  notIncluded: number
+  /** With `mediaTypes`: the content is not one of them (text, PDF, a video when images only). */
+  notMedia: number
+}
+
+/** A file or folder that could not be read; the scan went on without it. */
+export interface ScanProblem {
+  relativePath: string
+  kind: 'file' | 'folder'
+  /** The system's error code (EACCES, ENOENT, ENAMETOOLONG...) or NOT_A_FILE. */
+  code: string
+  message: string
+}
+
+export interface ScanResult {
+  /** The folder scanned, as an absolute path. */
+  root: string
+  /** Regular files, sorted by relative path ('/' separators, ordered by code unit). */
+  files: ScannedFile[]
+  skipped: SkippedCounts
+  /** Sorted by relative path. */
+  problems: ScanProblem[]
+}
+
+const STAT_CONCURRENCY = 16
+const SNIFF_CONCURRENCY = 8
+
+function problem(relativePath: string, kind: 'file' | 'folder', error: unknown): ScanProblem {
+  if (isUploadScanError(error)) {
+    return { relativePath, kind, code: error.code, message: error.message }
+  }
+  const code = systemCodeOf(error)
+  const { reason, advice } = explainSystemCode(code)
+  const what = kind === 'folder' ? `the folder "${relativePath}"` : `"${relativePath}"`
+  return {
+    relativePath,
+    kind,
+    code: code ?? 'UNKNOWN',
+    message: `Could not read ${what}: ${reason}. ${advice}`,
+  }
+}
+
+function byPath(a: { relativePath: string }, b: { relativePath: string }): number {
+  // Code-unit order: the same on every machine, unlike localeCompare.
+  return a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0
+}
+
+function toSlashes(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/')
+}
+
+function emptyCounts(): SkippedCounts {
+  return {
+    system: 0,
+    hidden: 0,
+    symlink: 0,
+    specialFile: 0,
+    excluded: 0,
+    notIncluded: 0,
+    notMedia: 0,
+  }
+}
+
+/** Which entries of a listed folder the walk keeps; counts the others. */
+function entryFilter(patterns: PathPatterns, skipped: SkippedCounts) {
+  return (folder: string, entry: Dirent): boolean => {
+    const byName = skipReasonOfName(entry.name)
+    if (byName) {
+      skipped[byName]++
+      return false
+    }
+    // Links are never followed: one can point outside the folder (uploading what the person
+    // did not pick) or back up into it (a loop, or the same files twice).
+    if (entry.isSymbolicLink()) {
+      skipped.symlink++
+      return false
+    }
+    const relativePath = folder === '' ? entry.name : `${folder}/${entry.name}`
+    if (entry.isDirectory() || entry.isFile()) {
+      if (patterns.excludes(relativePath)) {
+        skipped.excluded++
+        return false
+      }
+      if (entry.isFile() && !patterns.includes(relativePath)) {
+        skipped.notIncluded++
+        return false
+      }
+      return true
+    }
+    skipped.specialFile++
+    return false
+  }
+}
+
+/**
+ * Lists the regular files under a folder, without reading them (unless `mediaTypes` asks for
+ * sniffing). Hidden and system entries, symbolic links and special files are skipped and
+ * counted; a folder or file that cannot be read becomes a problem and the scan goes on. The
+ * folder itself is followed if it is a link: the person named it.
+ *
+ * Throws UploadScanError: FOLDER_MISSING, NOT_A_FOLDER, FOLDER_UNREADABLE, INVALID_PATTERN,
+ * ABORTED.
+ */
+export async function scanFolder(root: string, options: ScanOptions = {}): Promise<ScanResult> {
+  const { signal } = options
+  const patterns = pathPatterns(options.include, options.exclude)
+  if (root === '') {
+    throw new UploadScanError('FOLDER_MISSING', 'No folder was given. Name the folder to upload.')
+  }
+  const rootPath = resolve(root)
+  let rootStats
+  try {
+    rootStats = await stat(rootPath)
+  } catch (error) {
+    throw folderError(rootPath, error)
+  }
+  if (!rootStats.isDirectory()) {
+    throw new UploadScanError(
+      'NOT_A_FOLDER',
+      `${rootPath} is a file, not a folder. Pick the folder that holds the files to upload.`,
+      rootPath,
+    )
+  }
+  if (signal?.aborted) throw abortedError(signal, 'scan')
+
+  const skipped = emptyCounts()
+  const problems: ScanProblem[] = []
+  let rootFailure: unknown = null
+  const keep = entryFilter(patterns, skipped)
+  // fdir drops unreadable folders and special files silently; its listing call is where both
+  // can be seen, so the walk lists through this one and fdir only recurses and joins paths.
+  const listFolder = (
+    path: string,
+    readOptions: { withFileTypes: true },
+    callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void,
+  ): void => {
+    const folder = toSlashes(relative(rootPath, path))
+    readdir(path, readOptions, (error, entries) => {
+      if (error) {
+        if (folder === '') rootFailure = error
+        else problems.push(problem(folder, 'folder', error))
+        callback(null, [])
+        return
+      }
+      callback(
+        null,
+        entries.filter((entry) => keep(folder, entry)),
+      )
+    })
+  }
+  const fs: FSLike = {
+    readdir: listFolder as unknown as FSLike['readdir'],
+    readdirSync,
+    realpath,
+    realpathSync,
+    stat: statCallback,
+    statSync,
+  }
+  const crawler = new fdir({ relativePaths: true, pathSeparator: '/', signal, fs })
+  const paths = await crawler.crawl(rootPath).withPromise()
+  if (rootFailure !== null) throw folderError(rootPath, rootFailure)
+  if (signal?.aborted) throw abortedError(signal, 'scan')
+  // The default sort compares UTF-16 code units: the same order on every machine and locale.
+  paths.sort()
+
+  // A file can change between the listing and its stat: it is taken as the stat shows it.
+  const listed = new Array<ScannedFile | null>(paths.length).fill(null)
+  await eachLimited(paths, STAT_CONCURRENCY, signal, async (relativePath, index) => {
+    try {
+      const stats = await lstat(join(rootPath, relativePath))
+      if (stats.isSymbolicLink()) skipped.symlink++
+      else if (!stats.isFile()) skipped.specialFile++
+      else {
+        listed[index] = {
+          relativePath,
+          sizeBytes: stats.size,
+          mtimeMs: Math.floor(stats.mtimeMs),
+          media: null,
+        }
+      }
+    } catch (error) {
+      problems.push(problem(relativePath, 'file', error))
+    }
+  })
+  if (signal?.aborted) throw abortedError(signal, 'scan')
+  let files = listed.filter((file) => file !== null)
+
+  const wanted = options.mediaTypes
+  if (wanted) {
+    await eachLimited(files, SNIFF_CONCURRENCY, signal, async (file) => {
+      try {
+        const media = await sniffFile(join(rootPath, file.relativePath))
+        if (media && wanted.includes(media.mediaType)) file.media = media
+        else skipped.notMedia++
+      } catch (error) {
+        problems.push(problem(file.relativePath, 'file', error))
+      }
+    })
+    if (signal?.aborted) throw abortedError(signal, 'scan')
+    files = files.filter((file) => file.media !== null)
+  }
+  return { root: rootPath, files, skipped, problems: problems.sort(byPath) }
+}
