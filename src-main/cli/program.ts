@@ -8,6 +8,7 @@ import { registerRun } from './commands/run'
 import { registerSandbox } from './commands/sandbox'
 import { registerSearch } from './commands/search'
 import { registerSync } from './commands/sync'
+import { registerUpload } from './commands/upload'
 import { registerVersion } from './commands/version'
 import { EXIT, type ExitCode } from './exit-codes'
 import type { CliIo, GlobalOptions } from './io'
@@ -77,6 +78,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   registerOutbox(program, context)
   registerFeedback(program, context)
   registerRun(program, context)
+  registerUpload(program, context)
   return program
 }
 

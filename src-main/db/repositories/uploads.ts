@@ -75,6 +75,7 @@ export class UploadsRepository {
   private readonly insertManifest: Database.Statement
   private readonly manifestById: Database.Statement
   private readonly unfinishedManifests: Database.Statement
+  private readonly latestManifest: Database.Statement
   private readonly manifestState: Database.Statement
   private readonly listFile: Database.Statement
   private readonly fileBySeq: Database.Statement
@@ -104,6 +105,10 @@ export class UploadsRepository {
       SELECT ${MANIFEST} FROM upload_manifests
       WHERE profile = ? AND org_id = ? AND state IN ('scanning', 'uploading', 'paused')
       ORDER BY created_ms, id`)
+    this.latestManifest = db.prepare(`
+      SELECT ${MANIFEST} FROM upload_manifests
+      WHERE profile = ? AND org_id = ? AND root_path = ? AND target_folder_id IS ?
+      ORDER BY created_ms DESC, id DESC LIMIT 1`)
     this.manifestState = db.prepare(`
       UPDATE upload_manifests SET state = ?, last_error = ?, updated_ms = ?,
         finished_ms = CASE WHEN ? IN ('finished', 'failed', 'canceled') THEN ? END
@@ -187,6 +192,19 @@ export class UploadsRepository {
 
   getManifest(id: string): UploadManifest | null {
     return (this.manifestById.get(id) as UploadManifest | undefined) ?? null
+  }
+
+  /**
+   * The latest manifest of this folder into this asset folder, whatever its state: uploading the
+   * folder again goes on with it, so files already sent are neither hashed nor sent again.
+   */
+  latest(
+    scope: { profile: string; orgId: string },
+    rootPath: string,
+    targetFolderId: string | null,
+  ): UploadManifest | null {
+    const row = this.latestManifest.get(scope.profile, scope.orgId, rootPath, targetFolderId)
+    return (row as UploadManifest | undefined) ?? null
   }
 
   /** Manifests to resume after a restart, oldest first. */

@@ -1,0 +1,451 @@
+import { stat } from 'node:fs/promises'
+import { basename, join, posix, resolve } from 'node:path'
+import type { UploadFile, UploadsRepository } from '../../db'
+import type { ServiceClient } from '../../service'
+import { hashFile, isUploadScanError, scanFolder, type ScanProblem, type ScanResult } from '../scan'
+import type { SniffedMediaType, SkippedCounts } from '../scan'
+import {
+  createPartLimiter,
+  isUploadTransferError,
+  uploadFile,
+  type TransferEvent,
+  type TransferRetryPolicy,
+} from '../transfer'
+import { AssetFolders } from './folders'
+import { ProgressTally, type FileProgress, type UploadProgress } from './progress'
+
+export const DEFAULT_FILE_CONCURRENCY = 4
+export const DEFAULT_PARTS_IN_FLIGHT = 8
+/** A file that keeps changing under the upload is given up after this many fresh starts. */
+const MAX_RESTARTS = 2
+/** Progress snapshots at most this often; file events and phase changes go at once. */
+const PROGRESS_EVERY_MS = 200
+
+export interface FolderUploadOptions {
+  service: ServiceClient
+  /** The ledger's upload manifests. */
+  uploads: UploadsRepository
+  profile: string
+  orgId: string
+  /** The local folder. */
+  root: string
+  /**
+   * The asset folder that receives the folder's tree, at the top level (made when missing,
+   * reused when present; names compare ignoring case). The folder's own name by default; null
+   * puts the tree at the top level itself.
+   */
+  folder?: string | null | undefined
+  include?: readonly string[] | undefined
+  exclude?: readonly string[] | undefined
+  /** Images and videos by default. */
+  mediaTypes?: readonly SniffedMediaType[] | undefined
+  /** Files hashed and sent at the same time. */
+  concurrency?: number | undefined
+  /** Parts in flight across every file. */
+  partsInFlight?: number | undefined
+  partSize?: number | undefined
+  retry?: Partial<TransferRetryPolicy> | undefined
+  /** For storage PUTs; the global fetch by default. */
+  fetch?: typeof fetch | undefined
+  onProgress?: ((progress: UploadProgress) => void) | undefined
+  onFile?: ((file: FileProgress) => void) | undefined
+}
+
+export interface UploadFailure {
+  relativePath: string
+  code: string
+  message: string
+}
+
+export interface FolderUploadSummary {
+  manifestId: string
+  state: 'finished' | 'failed' | 'canceled'
+  /** Files of this pass by outcome; `left` were not reached (a cancel). */
+  files: { total: number; uploaded: number; duplicates: number; failed: number; left: number }
+  bytes: { total: number; sent: number }
+  failures: UploadFailure[]
+  /** What the scan could not read, and what it left out by reason. */
+  problems: ScanProblem[]
+  skipped: SkippedCounts
+  elapsedMs: number
+}
+
+export interface FolderUpload {
+  /** Settles when every file has an outcome, or the upload is canceled. */
+  done: Promise<FolderUploadSummary>
+  /** Stops sending (parts in flight are dropped; accepted ones stay) until `resume`. */
+  pause(): void
+  resume(): void
+  /** Stops for good; the manifest keeps what was done, so the next upload of the folder goes on. */
+  cancel(): void
+  progress(): UploadProgress
+}
+
+/** Thrown inside a pass when the user paused or canceled: the file is left as it is. */
+class Stopped extends Error {}
+
+/**
+ * Uploads a folder: scan, mirror its sub-folders as asset folders, then hash and send each file
+ * through the three-step upload, a few files at a time. Everything the ledger keeps (the
+ * manifest, hashes, upload ids, accepted parts) makes the next call go on where this one
+ * stopped, after a pause, a cancel, a crash or a kill.
+ */
+export function startFolderUpload(options: FolderUploadOptions): FolderUpload {
+  return new FolderUploadRun(options).start()
+}
+
+class FolderUploadRun {
+  private readonly root: string
+  private readonly tally = new ProgressTally()
+  private epoch = new AbortController()
+  private paused: { resume: Promise<void>; go: () => void } | null = null
+  private canceled = false
+  private lastProgress = 0
+  private readonly limiter
+  private readonly started = performance.now()
+  private readonly failures = new Map<number, UploadFailure>()
+  private contentTypes = new Map<string, string>()
+  private folderIds = new Map<string, string | null>()
+  /** By sha256: the upload of those bytes in this manifest that the others wait for. */
+  private readonly claims = new Map<string, Promise<string | null>>()
+
+  constructor(private readonly options: FolderUploadOptions) {
+    this.root = resolve(options.root)
+    this.limiter = createPartLimiter(options.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT)
+  }
+
+  start(): FolderUpload {
+    const done = this.run()
+    return {
+      done,
+      pause: () => {
+        if (this.paused || this.canceled) return
+        let go: () => void = () => undefined
+        const resume = new Promise<void>((resolve) => {
+          go = resolve
+        })
+        this.paused = { resume, go }
+        this.epoch.abort(new Stopped('paused'))
+        this.phase('paused')
+      },
+      resume: () => {
+        const paused = this.paused
+        if (!paused) return
+        this.paused = null
+        this.epoch = new AbortController()
+        this.phase('uploading')
+        paused.go()
+      },
+      cancel: () => {
+        if (this.canceled) return
+        this.canceled = true
+        this.epoch.abort(new Stopped('canceled'))
+        this.paused?.go()
+      },
+      progress: () => this.snapshot(),
+    }
+  }
+
+  private async run(): Promise<FolderUploadSummary> {
+    const { options } = this
+    const scope = { profile: options.profile, orgId: options.orgId }
+    const folders = new AssetFolders(options.service)
+    const targetName = options.folder === undefined ? basename(this.root) : options.folder
+    const target = targetName === null ? null : await folders.ensure(null, targetName)
+    const manifest =
+      options.uploads.latest(scope, this.root, target) ??
+      options.uploads.createManifest({ ...scope, rootPath: this.root, targetFolderId: target })
+    this.tally.manifestId = manifest.id
+    options.uploads.setManifestState(manifest.id, 'scanning')
+    this.phase('scanning')
+    const scan = await scanFolder(this.root, {
+      include: options.include,
+      exclude: options.exclude,
+      mediaTypes: options.mediaTypes ?? ['image', 'video'],
+    })
+    options.uploads.addFiles(manifest.id, scan.files)
+    this.contentTypes = new Map(
+      scan.files.flatMap((f) => (f.media ? [[f.relativePath, f.media.contentType]] : [])),
+    )
+    const listed = new Set(scan.files.map((f) => f.relativePath))
+    const rows = this.rowsOf(manifest.id).filter((row) => listed.has(row.relativePath))
+    for (const row of rows) this.track(row)
+
+    this.phase('folders')
+    this.folderIds = await folders.tree(
+      target,
+      rows.map((row) => posix.dirname(row.relativePath)).map((dir) => (dir === '.' ? '' : dir)),
+    )
+
+    options.uploads.setManifestState(manifest.id, 'uploading')
+    this.phase('uploading')
+    for (;;) {
+      const todo = rows
+        .map((row) => options.uploads.getFile(row.seq) ?? row)
+        .filter((row) => !isFinished(row.state) && this.tally.get(row.seq)?.state !== 'failed')
+      await this.pass(todo)
+      if (this.canceled) break
+      if (this.paused) {
+        options.uploads.setManifestState(manifest.id, 'paused')
+        await this.paused.resume
+        // cancel() may have run while this waited.
+        if (this.stoppedForGood()) break
+        options.uploads.setManifestState(manifest.id, 'uploading')
+        continue
+      }
+      break
+    }
+    return this.finish(manifest.id, scan)
+  }
+
+  private stoppedForGood(): boolean {
+    return this.canceled
+  }
+
+  private finish(manifestId: string, scan: ScanResult): FolderUploadSummary {
+    const tally = this.tally
+    const files = tally.all()
+    const count = (state: FileProgress['state']) => files.filter((f) => f.state === state).length
+    const failed = count('failed')
+    const state = this.canceled ? 'canceled' : failed > 0 ? 'failed' : 'finished'
+    this.options.uploads.setManifestState(
+      manifestId,
+      state,
+      failed > 0 ? `${failed} file(s) failed` : null,
+    )
+    this.phase(this.canceled ? 'canceled' : 'finished')
+    const snapshot = tally.snapshot()
+    return {
+      manifestId,
+      state,
+      files: {
+        total: files.length,
+        uploaded: count('done'),
+        duplicates: count('duplicate'),
+        failed,
+        left: tally.unfinished().length,
+      },
+      bytes: { total: snapshot.bytes.total, sent: snapshot.bytesSent },
+      failures: [...this.failures.values()],
+      problems: scan.problems,
+      skipped: scan.skipped,
+      elapsedMs: performance.now() - this.started,
+    }
+  }
+
+  /** Sends `rows`, `concurrency` files at a time, until done or stopped. */
+  private async pass(rows: readonly UploadFile[]): Promise<void> {
+    let next = 0
+    const signal = this.epoch.signal
+    const worker = async () => {
+      while (next < rows.length && !signal.aborted) {
+        const row = rows[next++]
+        if (row) await this.file(row, signal)
+      }
+    }
+    const concurrency = Math.max(1, this.options.concurrency ?? DEFAULT_FILE_CONCURRENCY)
+    await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker))
+  }
+
+  /** One file: hash it if needed, wait for an identical one, send it; restarts when it changed. */
+  private async file(given: UploadFile, signal: AbortSignal): Promise<void> {
+    const { uploads } = this.options
+    const path = join(this.root, ...given.relativePath.split('/'))
+    let row = given
+    for (let restarts = 0; ; restarts++) {
+      try {
+        if (row.sha256 === null) row = await this.hash(row, path, signal)
+        const sha256 = row.sha256 ?? ''
+        const first = this.claims.get(sha256)
+        if (first) {
+          const assetId = await first
+          if (assetId !== null) {
+            uploads.finishFile(row.seq, 'duplicate', assetId)
+            this.update(row.seq, { state: 'duplicate', assetId })
+            return
+          }
+        }
+        let settle: (assetId: string | null) => void = () => undefined
+        this.claims.set(sha256, new Promise((resolve) => (settle = resolve)))
+        try {
+          const result = await uploadFile(
+            {
+              service: this.options.service,
+              uploads,
+              limiter: this.limiter,
+              signal,
+              onProgress: (event) => {
+                this.transferEvent(event)
+              },
+              fetch: this.options.fetch,
+              partSize: this.options.partSize,
+              retry: this.options.retry,
+            },
+            {
+              row,
+              path,
+              folderId: this.folderIds.get(dirOf(row.relativePath)) ?? null,
+              filename: posix.basename(row.relativePath),
+            },
+          )
+          settle(result.assetId)
+          this.update(row.seq, {
+            state: result.state === 'duplicate' ? 'duplicate' : 'done',
+            assetId: result.assetId,
+          })
+          return
+        } catch (error) {
+          settle(null)
+          throw error
+        }
+      } catch (error) {
+        if (signal.aborted) return
+        const code = codeOf(error)
+        if (code === 'FILE_CHANGED' && restarts < MAX_RESTARTS) {
+          const fresh = await this.relist(row, path)
+          if (fresh) {
+            row = fresh
+            continue
+          }
+        }
+        this.fail(row, code, error)
+        return
+      }
+    }
+  }
+
+  private async hash(row: UploadFile, path: string, signal: AbortSignal): Promise<UploadFile> {
+    const { uploads } = this.options
+    this.update(row.seq, { state: 'hashing', bytesDone: 0 })
+    let hashed = 0
+    const result = await hashFile(path, {
+      signal,
+      onBytes: (bytes) => {
+        hashed += bytes
+        this.tally.set(row.seq, { state: 'hashing', bytesDone: hashed })
+      },
+    })
+    let current = row
+    if (result.sizeBytes !== row.sizeBytes || result.mtimeMs !== row.mtimeMs) {
+      uploads.addFiles(row.manifestId, [
+        { relativePath: row.relativePath, sizeBytes: result.sizeBytes, mtimeMs: result.mtimeMs },
+      ])
+      current = uploads.getFile(row.seq) ?? row
+      this.tally.set(row.seq, { state: 'hashing', sizeBytes: result.sizeBytes })
+    }
+    const type = this.contentTypes.get(row.relativePath) ?? current.contentType
+    uploads.setHash(row.seq, result.sha256, type ?? 'application/octet-stream')
+    this.update(row.seq, { state: 'uploading', bytesDone: 0 })
+    return uploads.getFile(row.seq) ?? current
+  }
+
+  /** The file as it is now on disk, listed again (which starts it over); null when it is gone. */
+  private async relist(row: UploadFile, path: string): Promise<UploadFile | null> {
+    const { uploads } = this.options
+    try {
+      const now = await stat(path)
+      uploads.addFiles(row.manifestId, [
+        { relativePath: row.relativePath, sizeBytes: now.size, mtimeMs: Math.floor(now.mtimeMs) },
+      ])
+    } catch {
+      return null
+    }
+    const fresh = uploads.getFile(row.seq)
+    // Not started over (same size and mtime, other bytes): nothing tells a new try apart.
+    if (fresh?.sha256 !== null) return null
+    this.update(row.seq, { state: 'queued', sizeBytes: fresh.sizeBytes, bytesDone: 0 })
+    return fresh
+  }
+
+  private transferEvent(event: TransferEvent): void {
+    const tally = this.tally
+    if (event.type === 'bytes') {
+      tally.sentBytes(event.bytes)
+      this.tick()
+      return
+    }
+    if (event.type === 'part') {
+      const file = tally.get(event.seq)
+      tally.set(event.seq, {
+        state: file?.state ?? 'uploading',
+        bytesDone: (file?.bytesDone ?? 0) + event.sizeBytes,
+      })
+      this.tick()
+      return
+    }
+    if (event.state === 'confirming') this.update(event.seq, { state: 'confirming' })
+    else if (event.state === 'uploading' || event.state === 'declaring') {
+      const parts = this.options.uploads.finishedParts(event.seq)
+      this.update(event.seq, {
+        state: 'uploading',
+        bytesDone: parts.reduce((sum, part) => sum + part.sizeBytes, 0),
+      })
+    }
+  }
+
+  private fail(row: UploadFile, code: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error)
+    this.options.uploads.failFile(row.seq, `${code}: ${message}`)
+    this.failures.set(row.seq, { relativePath: row.relativePath, code, message })
+    this.update(row.seq, { state: 'failed', error: { code, message } })
+  }
+
+  private track(row: UploadFile): void {
+    const state =
+      row.state === 'confirmed' ? 'done' : row.state === 'duplicate' ? 'duplicate' : 'queued'
+    const parts = state === 'queued' ? this.options.uploads.finishedParts(row.seq) : []
+    this.tally.set(row.seq, {
+      relativePath: row.relativePath,
+      sizeBytes: row.sizeBytes,
+      state,
+      bytesDone: parts.reduce((sum, part) => sum + part.sizeBytes, 0),
+      assetId: row.assetId,
+    })
+  }
+
+  private rowsOf(manifestId: string): UploadFile[] {
+    const rows: UploadFile[] = []
+    let after: string | null = null
+    do {
+      const page = this.options.uploads.files(manifestId, { limit: 1000, after })
+      rows.push(...page.items)
+      after = page.next
+    } while (after !== null)
+    return rows
+  }
+
+  private update(seq: number, change: Partial<FileProgress> & Pick<FileProgress, 'state'>): void {
+    const file = this.tally.set(seq, change)
+    this.options.onFile?.(file)
+    this.tick(true)
+  }
+
+  private phase(phase: UploadProgress['phase']): void {
+    this.tally.phase = phase
+    this.tick(true)
+  }
+
+  private tick(now = false): void {
+    const at = performance.now()
+    if (!now && at - this.lastProgress < PROGRESS_EVERY_MS) return
+    this.lastProgress = at
+    this.options.onProgress?.(this.tally.snapshot())
+  }
+
+  private snapshot(): UploadProgress {
+    return this.tally.snapshot()
+  }
+}
+
+const isFinished = (state: UploadFile['state']) =>
+  state === 'confirmed' || state === 'duplicate' || state === 'skipped'
+
+const dirOf = (relativePath: string) => {
+  const dir = posix.dirname(relativePath)
+  return dir === '.' ? '' : dir
+}
+
+function codeOf(error: unknown): string {
+  if (isUploadTransferError(error) || isUploadScanError(error)) return error.code
+  return 'UPLOAD_FAILED'
+}

@@ -1,0 +1,37 @@
+/**
+ * Folder uploads: whole local folders into the organization's assets through the contract's
+ * three-step presigned upload, fast, resumable and without sending bytes twice.
+ *
+ * - `scan/`: list the folder (hidden and system files, links and special files left out,
+ *   include/exclude patterns, media by content), hash files as streams.
+ * - `transfer/`: one file's upload, resumable from the ledger and the service's part list.
+ * - `folder/`: the whole folder: the manifest in the ledger, sub-folders mirrored as asset
+ *   folders, a few files at a time with a shared bound on parts in flight, identical files sent
+ *   once, progress (files, bytes, rate, ETA, each file's state), pause, resume, cancel, and
+ *   watching a folder for what appears in it.
+ *
+ * Decisions, and why:
+ * - Uploading a folder again goes on with its latest manifest (same folder, same asset folder):
+ *   files finished before are not even hashed again; new and changed ones are sent; a failed
+ *   file is tried again.
+ * - Identical files in one upload: the first is sent, the others wait for it and take its
+ *   asset (counted as duplicates, zero bytes). Bytes the organization already holds are
+ *   answered `duplicate` by the service at the first step, with nothing sent.
+ * - A file that changes while it is sent is started over (hashed again) up to twice, then
+ *   failed with FILE_CHANGED.
+ * - Pause drops the parts in flight (each accepted part is already in the ledger) and sends
+ *   nothing until resume; cancel stops for good. Either way the ledger keeps the rest.
+ */
+export * from './folder'
+export {
+  hashFile,
+  isUploadScanError,
+  scanFolder,
+  sniffMedia,
+  UploadScanError,
+  type ScanOptions,
+  type ScanProblem,
+  type ScanResult,
+  type SniffedMediaType,
+} from './scan'
+export { isUploadTransferError, UploadTransferError } from './transfer'
