@@ -44,6 +44,25 @@ const api = {
   search: {
     query: (args) => invoke('search.query', args),
   },
+  flows: {
+    list: () => invoke('flows.list'),
+    get: (args) => invoke('flows.get', args),
+    create: (args) => invoke('flows.create', args),
+    save: (args) => invoke('flows.save', args),
+    rename: (args) => invoke('flows.rename', args),
+    delete: (args) => invoke('flows.delete', args),
+    restore: (args) => invoke('flows.restore', args),
+    import: (args) => invoke('flows.import', args),
+    export: (args) => invoke('flows.export', args),
+    saveVersion: (args) => invoke('flows.saveVersion', args),
+    restoreVersion: (args) => invoke('flows.restoreVersion', args),
+    check: (args) => invoke('flows.check', args),
+    palette: () => invoke('flows.palette'),
+  },
+  flowRuns: {
+    start: (args) => invoke('flowRuns.start', args),
+    cancel: (args) => invoke('flowRuns.cancel', args),
+  },
   on,
 } satisfies AtelierApi
 

@@ -1,7 +1,17 @@
 import type { BackendInfo } from '../../src-shared/domain/app'
+import type {
+  FlowCheck,
+  FlowSummary,
+  FlowVersion,
+  PaletteItem,
+  StartedRun,
+  StoredFlow,
+} from '../../src-shared/domain/flow-editor'
+import type { IpcParsedArgs } from '../../src-shared/ipc'
 import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
 import type { SyncStatus } from '../../src-shared/domain/sync'
 import { APP_NAME, APP_VERSION } from '../app/version'
+import { isFlowEditorError } from '../flows/errors'
 import { isSearchError } from '../search'
 import { IpcHandlerError, type IpcHandlers } from './dispatch'
 
@@ -11,6 +21,32 @@ export interface CoreControl {
   syncNow: () => Promise<SyncStatus>
   /** Throws SEARCH_INVALID_CURSOR (a `SearchError`) for a cursor of another search. */
   search: (query: SearchQuery) => SearchResult
+  /** The flow editor's services (`src-main/flows`); absent in a core opened without them. */
+  flows?: FlowEditorControl
+}
+
+type Awaitable<T> = T | Promise<T>
+
+/**
+ * What the flow editor's channels call, one method per channel, with the channel's parsed
+ * arguments; a `FlowEditorError` reaches the window as its code and message.
+ */
+export interface FlowEditorControl {
+  list(): Awaitable<FlowSummary[]>
+  get(args: IpcParsedArgs<'flows.get'>): Awaitable<StoredFlow>
+  create(args: IpcParsedArgs<'flows.create'>): Awaitable<StoredFlow>
+  save(args: IpcParsedArgs<'flows.save'>): Awaitable<{ updatedMs: number }>
+  rename(args: IpcParsedArgs<'flows.rename'>): Awaitable<FlowSummary>
+  delete(args: IpcParsedArgs<'flows.delete'>): Awaitable<null>
+  restore(args: IpcParsedArgs<'flows.restore'>): Awaitable<FlowSummary>
+  import(args: IpcParsedArgs<'flows.import'>): Awaitable<StoredFlow>
+  export(args: IpcParsedArgs<'flows.export'>): Awaitable<{ fileName: string; json: string }>
+  saveVersion(args: IpcParsedArgs<'flows.saveVersion'>): Awaitable<FlowVersion>
+  restoreVersion(args: IpcParsedArgs<'flows.restoreVersion'>): Awaitable<StoredFlow>
+  check(args: IpcParsedArgs<'flows.check'>): Awaitable<FlowCheck>
+  palette(): Awaitable<PaletteItem[]>
+  startRun(args: IpcParsedArgs<'flowRuns.start'>): Awaitable<StartedRun>
+  cancelRun(args: IpcParsedArgs<'flowRuns.cancel'>): Awaitable<null>
 }
 
 /** Why there is no core: its code and message reach the window as they are. */
@@ -41,6 +77,26 @@ function coreOf(deps: HandlerDeps): CoreControl {
   return found
 }
 
+function flowsOf(deps: HandlerDeps): FlowEditorControl {
+  const flows = coreOf(deps).flows
+  if (!flows) {
+    throw new IpcHandlerError('UNAVAILABLE', 'The flow editor is not available in this window.')
+  }
+  return flows
+}
+
+/** Calls the flow editor, turning its own errors into the channel's error. */
+async function editor<T>(deps: HandlerDeps, call: (flows: FlowEditorControl) => Awaitable<T>) {
+  try {
+    return await call(flowsOf(deps))
+  } catch (error) {
+    if (isFlowEditorError(error)) {
+      throw new IpcHandlerError(error.code, error.message, error.issues)
+    }
+    throw error
+  }
+}
+
 export function createHandlers(deps: HandlerDeps): IpcHandlers {
   return {
     'app.getInfo': (_args, context) => ({
@@ -64,5 +120,20 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
         throw error
       }
     },
+    'flows.list': () => editor(deps, (f) => f.list()),
+    'flows.get': (args) => editor(deps, (f) => f.get(args)),
+    'flows.create': (args) => editor(deps, (f) => f.create(args)),
+    'flows.save': (args) => editor(deps, (f) => f.save(args)),
+    'flows.rename': (args) => editor(deps, (f) => f.rename(args)),
+    'flows.delete': (args) => editor(deps, (f) => f.delete(args)),
+    'flows.restore': (args) => editor(deps, (f) => f.restore(args)),
+    'flows.import': (args) => editor(deps, (f) => f.import(args)),
+    'flows.export': (args) => editor(deps, (f) => f.export(args)),
+    'flows.saveVersion': (args) => editor(deps, (f) => f.saveVersion(args)),
+    'flows.restoreVersion': (args) => editor(deps, (f) => f.restoreVersion(args)),
+    'flows.check': (args) => editor(deps, (f) => f.check(args)),
+    'flows.palette': () => editor(deps, (f) => f.palette()),
+    'flowRuns.start': (args) => editor(deps, (f) => f.startRun(args)),
+    'flowRuns.cancel': (args) => editor(deps, (f) => f.cancelRun(args)),
   }
 }

@@ -1,5 +1,14 @@
 import { z } from 'zod'
 import type { AppInfo } from '../domain/app'
+import {
+  flowEditorSchemas as editor,
+  type FlowCheck,
+  type FlowSummary,
+  type FlowVersion,
+  type PaletteItem,
+  type StartedRun,
+  type StoredFlow,
+} from '../domain/flow-editor'
 import { searchQuerySchema, type SearchResult } from '../domain/search'
 import type { SyncStatus } from '../domain/sync'
 
@@ -37,6 +46,30 @@ export const ipcContract = {
   'sync.start': channel<SyncStatus>()(noArgs),
   /** Offline search of the mirror: ranked with words, a filtered list without. */
   'search.query': channel<SearchResult>()(searchQuerySchema),
+  /** Local flows, the service's (from the mirror) and templates, newest first. */
+  'flows.list': channel<FlowSummary[]>()(noArgs),
+  'flows.get': channel<StoredFlow>()(editor.id),
+  /** A new local flow: empty, or a copy of any flow (duplicate, start from a template). */
+  'flows.create': channel<StoredFlow>()(editor.create),
+  /** Autosave of a local flow; CONFLICT when it was saved elsewhere since `baseUpdatedMs`. */
+  'flows.save': channel<{ updatedMs: number }>()(editor.save),
+  'flows.rename': channel<FlowSummary>()(editor.rename),
+  /** Moves a local flow to the trash; `flows.restore` brings it back (undo). */
+  'flows.delete': channel<null>()(editor.id),
+  'flows.restore': channel<FlowSummary>()(editor.id),
+  /** A flow file's text becomes a new local flow; FLOW_INVALID lists what is wrong with it. */
+  'flows.import': channel<StoredFlow>()(editor.import),
+  'flows.export': channel<{ fileName: string; json: string }>()(editor.id),
+  'flows.saveVersion': channel<FlowVersion>()(editor.saveVersion),
+  'flows.restoreVersion': channel<StoredFlow>()(editor.restoreVersion),
+  /** Problems and the cost estimate, as a run would see them, before it starts. */
+  'flows.check': channel<FlowCheck>()(editor.check),
+  /** What can be put on the canvas: models, built-ins, workflows, other flows. */
+  'flows.palette': channel<PaletteItem[]>()(noArgs),
+  /** Starts a run of the flow; its events follow as `flowRuns.event`. */
+  'flowRuns.start': channel<StartedRun>()(editor.run),
+  /** Cancels a run started here (its remote runs too). */
+  'flowRuns.cancel': channel<null>()(editor.flowRun),
 } as const
 
 export type IpcContract = typeof ipcContract

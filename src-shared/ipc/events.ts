@@ -1,3 +1,4 @@
+import type { FlowRunEventMessage } from '../domain/flow-editor'
 import type { SyncStatus } from '../domain/sync'
 
 /** Events the main process pushes to the renderer: name → payload. */
@@ -5,11 +6,17 @@ export interface IpcEvents {
   'app.notice': { level: 'info' | 'warning' | 'error'; message: string }
   /** The whole status at every change; progress alone at most ten times a second. */
   'sync.status': SyncStatus
+  /** Every event of a flow run started from the editor, as it happens. */
+  'flowRuns.event': FlowRunEventMessage
 }
 
 export type IpcEventName = keyof IpcEvents
 
-export const IPC_EVENTS = ['app.notice', 'sync.status'] as const satisfies readonly IpcEventName[]
+export const IPC_EVENTS = [
+  'app.notice',
+  'sync.status',
+  'flowRuns.event',
+] as const satisfies readonly IpcEventName[]
 
 /** The prefix that keeps pushed events apart from invoke channels on the wire. */
 export const IPC_EVENT_PREFIX = 'event:'

@@ -1,0 +1,34 @@
+import type { IpcError } from '../../src-shared/ipc/result'
+
+/**
+ * Stable codes of the flow editor's services; each reaches the window with its message, which
+ * says what to do.
+ */
+export type FlowEditorErrorCode =
+  /** No flow (or version) with that id, or not one of this profile's. */
+  | 'FLOW_NOT_FOUND'
+  /** The flow file does not read as one (its problems are in `problems`). */
+  | 'FLOW_INVALID'
+  /** Saved elsewhere since the editor opened it; reload, or save as a copy. */
+  | 'CONFLICT'
+  /** Only local flows change; service flows and templates are copied first. */
+  | 'READ_ONLY'
+  /** No flow run with that id is running here. */
+  | 'FLOW_RUN_NOT_FOUND'
+  /** The run could not start (the estimate exceeds the balance, the service refused…). */
+  | 'RUN_REFUSED'
+
+export class FlowEditorError extends Error {
+  constructor(
+    readonly code: FlowEditorErrorCode,
+    message: string,
+    /** Field-level problems (a flow file's, by path), as the window shows them. */
+    readonly issues?: IpcError['issues'],
+  ) {
+    super(message)
+    this.name = 'FlowEditorError'
+  }
+}
+
+export const isFlowEditorError = (error: unknown): error is FlowEditorError =>
+  error instanceof FlowEditorError

@@ -1,0 +1,129 @@
+import { z } from 'zod'
+import type { FlowProblem } from './flow'
+import type { FlowRunEvent } from './flow-run'
+
+/**
+ * What the flow editor asks the main process, and what it is told back: the flows a person can
+ * open (their own, the service's, templates), saving and versions, checking a flow before a run
+ * (problems and cost), the node palette, and running. Runtime-free apart from zod.
+ *
+ * A flow travels as its flow file JSON (`FlowDocument` in the executor, `flowDocumentSchema`):
+ * the renderer never builds one the main process could not read back, and the main process
+ * checks it again on every call (`flowDocument` below only bounds its size; the format check is
+ * `parseFlowDocument`, whose problems come back as FLOW_INVALID).
+ */
+
+const id = z.string().min(1).max(200)
+const name = z.string().trim().min(1, 'A flow needs a name.').max(200)
+/** The flow file as JSON; checked by the main process with `parseFlowDocument`. */
+const flowDocument = z.record(z.string(), z.unknown())
+const inputs = z.record(z.string(), z.unknown())
+
+/** Where a flow in the list comes from: made here, synced from the service, or a template. */
+export type FlowSource = 'local' | 'service' | 'template'
+
+export interface FlowSummary {
+  id: string
+  name: string
+  source: FlowSource
+  description: string | null
+  nodeCount: number
+  updatedMs: number
+}
+
+/** A flow opened in the editor. Only `local` flows are saved; the others are copied first. */
+export interface StoredFlow extends FlowSummary {
+  /** The flow file JSON (`FlowDocument`). */
+  flow: Record<string, unknown>
+  /** Named versions kept of it, newest first. */
+  versions: FlowVersion[]
+}
+
+export interface FlowVersion {
+  version: number
+  name: string
+  createdMs: number
+}
+
+export interface FlowCheck {
+  /** Every problem at once, naming node and input, as the executor would refuse the run. */
+  problems: FlowProblem[]
+  /** Micro-credits, when every node's price is known. */
+  estimate: { totalMicro: number; byNode: Record<string, number> } | null
+  /** Micro-credits on the account; null when the service cannot be reached. */
+  balanceMicro: number | null
+}
+
+/** One entry of the node palette. */
+export interface PaletteItem {
+  /** `model`, `builtin`, `wfengine_workflow` or `sub_flow`, as a node's type_code. */
+  kind: 'model' | 'builtin' | 'wfengine_workflow' | 'sub_flow'
+  /** What the node runs: model id, built-in code, workflow id or flow id. */
+  target: string
+  name: string
+  /** For grouping: the model's category, "Built-in", "Workflows" or "Flows". */
+  category: string
+  description: string | null
+  /** Micro-credits per run when the catalog's pricing gives one without inputs; null otherwise. */
+  priceMicro: number | null
+  inputs: PalettePort[]
+  outputs: PalettePort[]
+}
+
+export interface PalettePort {
+  name: string
+  displayName: string | null
+  variableType: string
+  required: boolean
+  defaultValue: unknown
+  validatorCode: string | null
+  validatorAttrs: Record<string, unknown> | null
+  description: string | null
+}
+
+export const flowEditorSchemas = {
+  id: z.strictObject({ id }),
+  create: z.strictObject({
+    name,
+    /** Copy this flow (any source) instead of starting empty: duplicate, or use a template. */
+    from: id.optional(),
+  }),
+  save: z.strictObject({
+    id,
+    flow: flowDocument,
+    /** The `updatedMs` the editor started from: a newer save elsewhere is refused (CONFLICT). */
+    baseUpdatedMs: z.number().int().nonnegative().optional(),
+  }),
+  rename: z.strictObject({ id, name }),
+  import: z.strictObject({
+    /** The flow file's text, at most 20 MB. */
+    json: z
+      .string()
+      .min(2)
+      .max(20 * 1024 * 1024),
+  }),
+  saveVersion: z.strictObject({ id, name }),
+  restoreVersion: z.strictObject({ id, version: z.number().int().positive() }),
+  check: z.strictObject({ flow: flowDocument, inputs: inputs.optional() }),
+  run: z.strictObject({
+    flow: flowDocument,
+    inputs: inputs.default({}),
+    /** Node ids to run again even when cached, with what depends on them. */
+    force: z.array(id).max(10_000).default([]),
+    /** "Run to here": only these nodes and what they need. */
+    only: z.array(id).max(10_000).optional(),
+    concurrency: z.number().int().min(1).max(64).optional(),
+  }),
+  flowRun: z.strictObject({ flowRunId: id }),
+}
+
+/** The flow run started by `runs.start`: its events follow as `flowRun.event`. */
+export interface StartedRun {
+  flowRunId: string
+}
+
+/** Pushed for every event of a flow run started from the editor. */
+export interface FlowRunEventMessage {
+  flowRunId: string
+  event: FlowRunEvent
+}
