@@ -10,6 +10,7 @@ import { registerSearch } from './commands/search'
 import { registerSync } from './commands/sync'
 import { registerUpload } from './commands/upload'
 import { registerVersion } from './commands/version'
+import { registerWeb } from './commands/web'
 import { EXIT, type ExitCode } from './exit-codes'
 import type { CliIo, GlobalOptions } from './io'
 
@@ -27,6 +28,11 @@ export class CliError extends Error {
     message: string,
     readonly exitCode: ExitCode = EXIT.failed,
     readonly code = 'FAILED',
+    /**
+     * The command already printed its JSON document, which tells the failure (an upload's
+     * summary with its failed files): `--json` then prints no second one.
+     */
+    readonly printed = false,
   ) {
     super(message)
     this.name = 'CliError'
@@ -79,6 +85,7 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   registerFeedback(program, context)
   registerRun(program, context)
   registerUpload(program, context)
+  registerWeb(program, context)
   return program
 }
 
@@ -107,7 +114,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
         : new CliError(
             `Unexpected problem: ${error instanceof Error ? error.message : String(error)}`,
           )
-    if (json) {
+    if (json && !cliError.printed) {
       io.stdout(
         `${JSON.stringify({ error: { code: cliError.code, message: cliError.message } })}\n`,
       )

@@ -1,3 +1,5 @@
+// First: in the browser mode it installs `window.atelier` before the app can read it.
+import './web-bridge'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './shell/App'

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
@@ -156,6 +156,59 @@ describe('a folder upload', () => {
     const summary = await startFolderUpload(options(root, { folder: 'known elsewhere' })).done
     expect(summary.files).toMatchObject({ total: 1, uploaded: 0, duplicates: 1 })
     expect(summary.bytes.sent).toBe(0)
+  })
+
+  it('lets the copy whose upload is under way go on, not an identical file listed before it', async () => {
+    const root = join(scratch, 'copies')
+    mkdirSync(root)
+    // Three parts of 8 MiB; an MP4 header so that the scan takes it for a video.
+    const bytes = randomBytes(20 * 1024 * 1024)
+    Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex').copy(bytes, 0)
+    writeFileSync(join(root, 'a.mp4'), bytes)
+    writeFileSync(join(root, 'b.mp4'), bytes)
+    const puts: string[] = []
+    let stopAtSecondPart = true
+    const counting: typeof fetch = (input, init) => {
+      if ((init?.method ?? 'GET') === 'PUT') {
+        puts.push(String(input))
+        // a.mp4 is listed first, so it sends: stop it as its second part leaves (one part in
+        // flight at a time, so the first is recorded by then).
+        if (stopAtSecondPart && puts.length === 2) first.cancel()
+      }
+      return fetch(input, init)
+    }
+    const first = startFolderUpload(
+      options(root, { concurrency: 1, partsInFlight: 1, fetch: counting }),
+    )
+    expect((await first.done).state).toBe('canceled')
+    const { uploads } = databases.ledger
+    const rows = uploads.files((await first.done).manifestId).items
+    const [a, b] = rows
+    if (!a?.uploadId || !b || a.sha256 === null) throw new Error('a.mp4 did not start sending')
+    expect(uploads.finishedParts(a.seq)).toHaveLength(1)
+    // What a kill can leave when the two were hashed side by side and b.mp4 won the race: b.mp4
+    // with the upload under way, a.mp4 hashed and not sending.
+    uploads.setHash(b.seq, a.sha256, 'video/mp4')
+    uploads.startUpload(b.seq, {
+      uploadId: a.uploadId,
+      expiresMs: a.uploadExpiresMs,
+      partSize: a.partSize ?? 0,
+      partCount: a.partCount ?? 0,
+      folderId: a.folderId,
+    })
+    for (const part of uploads.finishedParts(a.seq)) uploads.recordPart(b.seq, part)
+    uploads.addFiles(a.manifestId, [{ ...a, mtimeMs: a.mtimeMs + 1 }])
+    utimesSync(join(root, 'a.mp4'), new Date(), new Date(a.mtimeMs + 1))
+    uploads.setHash(a.seq, a.sha256, 'video/mp4')
+
+    puts.length = 0
+    stopAtSecondPart = false
+    const second = await startFolderUpload(options(root, { concurrency: 2, fetch: counting })).done
+    expect(second.files).toMatchObject({ total: 2, uploaded: 1, duplicates: 1, failed: 0 })
+    // Only b.mp4's two missing parts went out: nothing was declared or sent again for a.mp4.
+    expect(puts).toHaveLength(2)
+    expect(uploads.getFile(b.seq)?.state).toBe('confirmed')
+    expect(uploads.getFile(a.seq)?.state).toBe('duplicate')
   })
 
   it('pauses with nothing more sent, resumes, and finishes', async () => {

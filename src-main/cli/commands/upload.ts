@@ -203,12 +203,14 @@ export function registerUpload(program: Command, context: CommandContext): void 
         logger.info(`upload ${summary.state}`, { ...summary })
         context.print(summary, summaryText(summary))
         if (summary.state !== 'finished') {
+          // The summary printed above is the one JSON document: it names each failed file.
           throw new CliError(
             summary.state === 'canceled'
               ? 'The upload was stopped; run the same command again to go on where it stopped.'
               : `${summary.files.failed} file(s) failed; see above. Run the same command again to retry them.`,
             EXIT.failed,
             summary.state === 'canceled' ? 'CANCELED' : 'UPLOAD_FAILED',
+            true,
           )
         }
       } catch (error) {

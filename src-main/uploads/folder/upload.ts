@@ -106,8 +106,17 @@ class FolderUploadRun {
   private readonly failures = new Map<number, UploadFailure>()
   private contentTypes = new Map<string, string>()
   private folderIds = new Map<string, string | null>()
-  /** By sha256: the upload of those bytes in this manifest that the others wait for. */
-  private readonly claims = new Map<string, Promise<string | null>>()
+  /**
+   * By sha256: the file of this manifest that sends those bytes, and the asset it ends in, which
+   * the identical files wait for (null when it failed: the next one tries).
+   */
+  private readonly claims = new Map<string, Claim>()
+  /**
+   * By sha256, for bytes hashed before this pass: the file that sends them. The one with an
+   * upload under way (parts already sent) if any, else the first listed, so that after a kill the
+   * same file goes on instead of a copy starting over.
+   */
+  private leaders = new Map<string, number>()
 
   constructor(private readonly options: FolderUploadOptions) {
     this.root = resolve(options.root)
@@ -149,6 +158,14 @@ class FolderUploadRun {
   private async run(): Promise<FolderUploadSummary> {
     const { options } = this
     const scope = { profile: options.profile, orgId: options.orgId }
+    // The scan first: a folder that is not there (or not readable) must leave nothing behind,
+    // neither an asset folder on the service nor a manifest.
+    this.phase('scanning')
+    const scan = await scanFolder(this.root, {
+      include: options.include,
+      exclude: options.exclude,
+      mediaTypes: options.mediaTypes ?? ['image', 'video'],
+    })
     const folders = new AssetFolders(options.service)
     const targetName = options.folder === undefined ? basename(this.root) : options.folder
     const target = targetName === null ? null : await folders.ensure(null, targetName)
@@ -156,13 +173,6 @@ class FolderUploadRun {
       options.uploads.latest(scope, this.root, target) ??
       options.uploads.createManifest({ ...scope, rootPath: this.root, targetFolderId: target })
     this.tally.manifestId = manifest.id
-    options.uploads.setManifestState(manifest.id, 'scanning')
-    this.phase('scanning')
-    const scan = await scanFolder(this.root, {
-      include: options.include,
-      exclude: options.exclude,
-      mediaTypes: options.mediaTypes ?? ['image', 'video'],
-    })
     options.uploads.addFiles(manifest.id, scan.files)
     this.contentTypes = new Map(
       scan.files.flatMap((f) => (f.media ? [[f.relativePath, f.media.contentType]] : [])),
@@ -235,6 +245,15 @@ class FolderUploadRun {
 
   /** Sends `rows`, `concurrency` files at a time, until done or stopped. */
   private async pass(rows: readonly UploadFile[]): Promise<void> {
+    this.leaders = new Map()
+    for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
+      if (row.sha256 === null) continue
+      const leader = this.leaders.get(row.sha256)
+      const sending = leader === undefined ? undefined : rows.find((r) => r.seq === leader)
+      if (leader === undefined || (row.uploadId !== null && sending?.uploadId === null)) {
+        this.leaders.set(row.sha256, row.seq)
+      }
+    }
     let next = 0
     const signal = this.epoch.signal
     const worker = async () => {
@@ -256,17 +275,13 @@ class FolderUploadRun {
       try {
         if (row.sha256 === null) row = await this.hash(row, path, signal)
         const sha256 = row.sha256 ?? ''
-        const first = this.claims.get(sha256)
-        if (first) {
-          const assetId = await first
-          if (assetId !== null) {
-            uploads.finishFile(row.seq, 'duplicate', assetId)
-            this.update(row.seq, { state: 'duplicate', assetId })
-            return
-          }
+        const claim = await this.claimFor(sha256, row.seq)
+        if (typeof claim === 'string') {
+          uploads.finishFile(row.seq, 'duplicate', claim)
+          this.update(row.seq, { state: 'duplicate', assetId: claim })
+          return
         }
-        let settle: (assetId: string | null) => void = () => undefined
-        this.claims.set(sha256, new Promise((resolve) => (settle = resolve)))
+        const settle = claim.settle
         try {
           const result = await uploadFile(
             {
@@ -310,6 +325,33 @@ class FolderUploadRun {
         }
         this.fail(row, code, error)
         return
+      }
+    }
+  }
+
+  /**
+   * Whether `seq` sends these bytes (its claim, to settle with the asset) or another file of
+   * this manifest already made their asset (its id). Waits while another file is sending them.
+   */
+  private async claimFor(sha256: string, seq: number): Promise<Claim | string> {
+    for (;;) {
+      const current = this.claims.get(sha256)
+      const leader = this.leaders.get(sha256)
+      if (current === undefined && (leader === undefined || leader === seq)) {
+        const claim = newClaim(seq)
+        this.claims.set(sha256, claim)
+        return claim
+      }
+      // Either another file is sending them, or the leader has not reached them yet.
+      const waitFor = current ?? newClaim(leader ?? seq)
+      if (!current) this.claims.set(sha256, waitFor)
+      if (waitFor.seq === seq) return waitFor
+      const assetId = await waitFor.promise
+      if (assetId !== null) return assetId
+      // It failed: this file tries, unless another one took over meanwhile.
+      if (this.claims.get(sha256) === waitFor) {
+        this.leaders.delete(sha256)
+        this.claims.delete(sha256)
       }
     }
   }
@@ -435,6 +477,21 @@ class FolderUploadRun {
   private snapshot(): UploadProgress {
     return this.tally.snapshot()
   }
+}
+
+interface Claim {
+  /** The file sending the bytes. */
+  seq: number
+  promise: Promise<string | null>
+  settle: (assetId: string | null) => void
+}
+
+function newClaim(seq: number): Claim {
+  let settle: (assetId: string | null) => void = () => undefined
+  const promise = new Promise<string | null>((resolve) => {
+    settle = resolve
+  })
+  return { seq, promise, settle }
 }
 
 const isFinished = (state: UploadFile['state']) =>

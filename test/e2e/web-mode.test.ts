@@ -1,0 +1,374 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { createServer, get, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
+import { RENDERER_CACHE_DIR } from '../../src-main/web'
+import type { AtelierApi, IpcResult } from '../../src-shared/ipc'
+import { chromiumAvailability, launchChromium } from '../helpers/chromium'
+import { runAtelier } from '../helpers/cli'
+
+const { available } = chromiumAvailability()
+const root = join(import.meta.dirname, '..', '..')
+const artifacts = join(root, 'test-results', 'screenshots')
+
+interface Running {
+  child: ChildProcessWithoutNullStreams
+  /** The first line on stdout. */
+  line: string
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Every `atelier web` a test started: killed at the end, whatever failed before. */
+const started: ChildProcessWithoutNullStreams[] = []
+
+/** The real `atelier web` binary in the background, once it has printed its line. */
+function startWeb(args: string[], timeoutMs = 90_000): Promise<Running> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'atelier.mjs'), 'web', ...args], {
+    cwd: root,
+  })
+  started.push(child)
+  let stdout = ''
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      resolve({ code, signal })
+    })
+  })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`atelier web printed no line in ${timeoutMs} ms; stderr: ${stderr}`))
+    }, timeoutMs)
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+      const end = stdout.indexOf('\n')
+      if (end >= 0) {
+        clearTimeout(timer)
+        resolve({
+          child,
+          line: stdout.slice(0, end),
+          stdout: () => stdout,
+          stderr: () => stderr,
+          exited,
+        })
+      }
+    })
+    void exited.then(({ code }) => {
+      clearTimeout(timer)
+      reject(new Error(`atelier web exited (${code}) before printing its line; stderr: ${stderr}`))
+    })
+  })
+}
+
+/** Stops a run with a signal and answers how it ended, bounded in time. */
+async function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> {
+  running.child.kill(signal)
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`atelier web did not stop within 10 s of ${signal}`))
+    }, 10_000)
+  })
+  try {
+    return (await Promise.race([running.exited, timeout])).code
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A GET with a Host header of our choosing (fetch always sends the URL's). */
+function statusWithHost(url: string, host: string, cookie: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { host, cookie } }, (response) => {
+      response.resume()
+      resolve(response.statusCode)
+    }).on('error', reject)
+  })
+}
+
+/** Opens the bridge from Node, as any program on this machine could try. */
+function openBridge(origin: string, headers: Record<string, string>): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${origin.replace('http', 'ws')}/bridge`, { headers })
+    socket.once('open', () => {
+      resolve(socket)
+    })
+    socket.once('unexpected-response', (_request, response) => {
+      reject(new Error(`refused with ${response.statusCode}`))
+    })
+    socket.once('error', reject)
+  })
+}
+
+/** The next message on a socket that is an answer (not a pushed event). */
+function nextAnswer(socket: WebSocket): Promise<{ id: unknown; result: IpcResult<unknown> }> {
+  return new Promise((resolve) => {
+    const onMessage = (data: Buffer) => {
+      const message = JSON.parse(data.toString()) as { id?: unknown; result?: IpcResult<unknown> }
+      if (!('result' in message)) return
+      socket.off('message', onMessage)
+      resolve(message as { id: unknown; result: IpcResult<unknown> })
+    }
+    socket.on('message', onMessage)
+  })
+}
+
+describe.runIf(available)('the browser mode (`atelier web`) in Chromium', () => {
+  let browser: Browser
+  let context: BrowserContext
+  let home: string
+  let web: Running
+  let origin: string
+  let cookie: string
+  let elsewhere: Server
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true })
+    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-web-'))
+    // A damaged mirror is rebuilt at start: its notice must reach the page that connects later.
+    writeFileSync(join(home, 'mirror.sqlite'), 'this is not a database')
+    elsewhere = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>another site</p>')
+    })
+    ;[browser, web] = await Promise.all([
+      launchChromium(),
+      startWeb(['--port', '0', '--home', home]),
+      new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve)),
+    ])
+    origin = new URL(web.line).origin
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  }, 120_000)
+
+  afterAll(async () => {
+    await context.close()
+    await browser.close()
+    for (const child of started) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    }
+    await new Promise<void>((resolve) => {
+      elsewhere.close(() => {
+        resolve()
+      })
+    })
+    rmSync(home, { recursive: true, force: true })
+  })
+
+  it('prints one line, the link with its token, and refuses every request without it', async () => {
+    expect(web.line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/)
+    expect(web.stdout()).toBe(`${web.line}\n`)
+
+    const bare = await fetch(`${origin}/`)
+    expect(bare.status).toBe(403)
+    expect(await bare.text()).toContain('needs the link `atelier web` printed')
+    const wrong = await fetch(`${origin}/?token=${'A'.repeat(43)}`, { redirect: 'manual' })
+    expect(wrong.status).toBe(403)
+    expect(wrong.headers.get('set-cookie')).toBeNull()
+    expect((await fetch(`${origin}/assets/`)).status).toBe(403)
+
+    const right = await fetch(web.line, { redirect: 'manual' })
+    expect(right.status).toBe(303)
+    expect(right.headers.get('location')).toBe('/')
+    const setCookie = right.headers.get('set-cookie') ?? ''
+    expect(setCookie).toMatch(/HttpOnly/)
+    expect(setCookie).toMatch(/SameSite=Strict/)
+    cookie = setCookie.split(';')[0] ?? ''
+
+    const page = await fetch(`${origin}/`, { headers: { cookie } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    const html = await page.text()
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1]
+    expect((await fetch(`${origin}/${script ?? 'missing'}`, { headers: { cookie } })).status).toBe(
+      200,
+    )
+    // The home's ledger sits three folders above the build: an encoded `..` never reaches it.
+    expect(statSync(join(home, 'ledger.sqlite')).isFile()).toBe(true)
+    const traversal = await fetch(`${origin}/..%2f..%2f..%2fledger.sqlite`, { headers: { cookie } })
+    expect(traversal.status).toBe(404)
+    // A DNS name rebound to the loopback does not carry this server's Host.
+    expect(await statusWithHost(`${origin}/`, 'attacker.example', cookie)).toBe(403)
+  })
+
+  it('opens the link in Chromium: the shell renders over the bridge, the token leaves the address bar', async () => {
+    const page = await context.newPage()
+    page.on('pageerror', (error) => errors.push(error.message))
+    await page.goto(web.line)
+    expect(page.url()).toBe(`${origin}/`)
+
+    const nav = page.getByRole('navigation', { name: 'Sections' })
+    for (const name of ['Flows', 'Assets', 'Runs', 'Evaluations', 'Settings']) {
+      await expect.poll(() => nav.getByRole('button', { name }).count()).toBe(1)
+    }
+    await expect.poll(() => nav.locator('.backend-badge').textContent()).toBe('Local sandbox')
+    expect(await nav.textContent()).toMatch(/Atelier \d+\.\d+\.\d+ · web/)
+    await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
+    // The notice of the rebuilt mirror was raised before the page existed, and told to it.
+    await expect
+      .poll(() => page.getByRole('alert').filter({ hasText: 'was damaged' }).count())
+      .toBe(1)
+    await page.screenshot({ path: join(artifacts, 'web-mode.png') })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('answers the channels through the bridge, with the same validation as the desktop app', async () => {
+    const page = await context.newPage()
+    await page.goto(`${origin}/`)
+    const info = await page.evaluate(async () => {
+      const { atelier } = globalThis as unknown as { atelier: AtelierApi }
+      return atelier.app.getInfo()
+    })
+    expect(info).toMatchObject({ ok: true, value: { shell: 'web', backend: { kind: 'sandbox' } } })
+
+    const bad = await page.evaluate(async () => {
+      const { atelier } = globalThis as unknown as { atelier: AtelierApi }
+      return atelier.app.openExternal({ url: 'file:///etc/passwd' })
+    })
+    expect(bad.ok).toBe(false)
+    if (!bad.ok) {
+      expect(bad.error.code).toBe('INVALID_ARGUMENT')
+      expect(bad.error.issues?.[0]?.path).toBe('url')
+    }
+
+    // Too big for the bridge: answered at once in the page, never sent.
+    const huge = await page.evaluate(async () => {
+      const { atelier } = globalThis as unknown as { atelier: AtelierApi }
+      return atelier.search.query({ text: 'x'.repeat(1_100_000) })
+    })
+    expect(huge).toMatchObject({ ok: false, error: { code: 'MESSAGE_TOO_LARGE' } })
+
+    // Events: the page's own listener sees the sync it starts, from `syncing` to its end.
+    const { states, answer } = await page.evaluate(async () => {
+      const { atelier } = globalThis as unknown as { atelier: AtelierApi }
+      const seen: string[] = []
+      const off = atelier.on('sync.status', (status) => seen.push(status.state))
+      const result = await atelier.sync.start()
+      off()
+      return { states: seen, answer: result }
+    })
+    expect(answer).toMatchObject({ ok: true, value: { state: 'idle' } })
+    expect(states).toContain('syncing')
+    expect(states.at(-1)).toBe('idle')
+    await page.close()
+  })
+
+  it('refuses the bridge without the cookie or from another origin, and survives bad messages', async () => {
+    const ws = origin.replace('http', 'ws')
+    await expect(openBridge(origin, { origin })).rejects.toThrow('refused with 403')
+    await expect(openBridge(origin, { cookie, origin: 'http://attacker.example' })).rejects.toThrow(
+      'refused with 403',
+    )
+
+    const socket = await openBridge(origin, { cookie, origin })
+    socket.send('{ not json')
+    expect(await nextAnswer(socket)).toMatchObject({
+      id: null,
+      result: { ok: false, error: { code: 'BAD_MESSAGE' } },
+    })
+    socket.send(JSON.stringify({ id: 7, channel: 'app.selfDestruct' }))
+    expect(await nextAnswer(socket)).toMatchObject({
+      id: 7,
+      result: { ok: false, error: { code: 'UNKNOWN_CHANNEL' } },
+    })
+    socket.send(JSON.stringify({ id: 8, channel: 'search.query', args: { limit: 'all' } }))
+    expect(await nextAnswer(socket)).toMatchObject({
+      id: 8,
+      result: { ok: false, error: { code: 'INVALID_ARGUMENT' } },
+    })
+    socket.send(JSON.stringify({ id: 9, channel: 'app.getInfo' }))
+    expect(await nextAnswer(socket)).toMatchObject({ id: 9, result: { ok: true } })
+    // Past the size limit, that socket is closed; the server goes on serving others.
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve))
+    socket.send(JSON.stringify({ id: 10, channel: 'app.getInfo', args: 'x'.repeat(1_100_000) }))
+    expect(await closed).toBe(1009)
+    const again = await openBridge(origin, { cookie, origin })
+    again.send(JSON.stringify({ id: 1, channel: 'app.getInfo' }))
+    expect(await nextAnswer(again)).toMatchObject({ id: 1, result: { ok: true } })
+    again.close()
+
+    // A page of another site in the same browser: the cookie goes along (cookies ignore ports),
+    // so the Origin check is what refuses it. The app's own page, the control, connects.
+    const tryBridge = (page: Page) =>
+      page.evaluate(
+        (url) =>
+          new Promise<string>((resolve) => {
+            const Socket = (globalThis as unknown as { WebSocket: typeof WebSocket }).WebSocket
+            const socket = new Socket(url)
+            socket.onopen = () => {
+              socket.close()
+              resolve('open')
+            }
+            socket.onclose = () => {
+              resolve('refused')
+            }
+          }),
+        `${ws}/bridge`,
+      )
+    const own = await context.newPage()
+    await own.goto(`${origin}/`)
+    expect(await tryBridge(own)).toBe('open')
+    const foreign = await context.newPage()
+    const foreignOrigin = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`
+    await foreign.goto(`${foreignOrigin}/`)
+    expect(await tryBridge(foreign)).toBe('refused')
+    const log = readFileSync(join(home, 'logs', 'atelier.log'), 'utf8')
+    expect(log).toContain(foreignOrigin)
+    expect(log).not.toContain(new URL(web.line).searchParams.get('token'))
+    await Promise.all([own.close(), foreign.close()])
+  })
+
+  it('stops on SIGTERM with exit code 0; a second start reuses the build and prints JSON', async () => {
+    const page = await context.newPage()
+    await page.goto(`${origin}/`)
+    await expect.poll(() => page.locator('.backend-badge').count()).toBe(1)
+    expect(await stop(web, 'SIGTERM')).toBe(0)
+    await expect(fetch(`${origin}/`)).rejects.toThrow()
+    // The page's calls are answered, not left hanging, once Atelier is gone.
+    const lost = await page.evaluate(async () => {
+      const { atelier } = globalThis as unknown as { atelier: AtelierApi }
+      return atelier.app.getInfo()
+    })
+    expect(lost).toMatchObject({ ok: false, error: { code: 'DISCONNECTED' } })
+    await page.close()
+
+    const cache = join(home, RENDERER_CACHE_DIR)
+    const [build] = readdirSync(cache)
+    const builtAt = statSync(join(cache, build ?? '', 'index.html')).mtimeMs
+    const second = await startWeb(['--port', '0', '--home', home, '--json'])
+    const { url } = JSON.parse(second.line) as { url: string }
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/)
+    expect(url).not.toBe(web.line)
+    expect(readdirSync(cache)).toEqual([build])
+    expect(statSync(join(cache, build ?? '', 'index.html')).mtimeMs).toBe(builtAt)
+    expect(await stop(second, 'SIGINT')).toBe(0)
+
+    const taken = (elsewhere.address() as AddressInfo).port
+    const busy = await runAtelier(['web', '--port', String(taken), '--home', home])
+    expect(busy.code).toBe(1)
+    expect(busy.stderr).toContain(`Port ${taken} is taken by another program`)
+    expect(busy.stdout).toBe('')
+
+    const usage = await runAtelier(['web', '--port', 'eighty', '--home', home])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--port must be a whole number from 0 to 65535')
+  }, 60_000)
+})
