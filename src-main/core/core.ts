@@ -3,6 +3,7 @@ import type { SyncProgressStatus, SyncStatus } from '../../src-shared/domain/syn
 import type { IpcEventName, IpcEvents } from '../../src-shared/ipc'
 import type { Backend } from '../app/backend'
 import { openDatabases, type Databases, type DbNotice } from '../db'
+import { openFlowEditor, type FlowEditor } from '../flows'
 import { requestLogger, type Logger } from '../log'
 import { MirrorSearch } from '../search'
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service'
@@ -14,7 +15,7 @@ import {
   type SchedulerOptions,
   type SyncJob,
 } from './scheduler'
-import { mediaStep, outboxStep } from './steps'
+import { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
 import { realTimers, type Timers } from './timers'
 
 /** What a step run after each sync gets. */
@@ -82,9 +83,11 @@ export interface Core {
   syncNow: () => Promise<SyncStatus>
   /** Offline search of this organization's records in the mirror (`query` already checked). */
   search: (query: SearchQuery) => SearchResult
+  /** The flow editor's services (`src-main/flows`); their run events go out as `flowRuns.event`. */
+  readonly flows: FlowEditor
   /** Every `sync.status` and `app.notice` from now on; returns the unsubscribe. */
   onEvent: (sink: EventSink) => () => void
-  /** Aborts the running sync, plans no more, closes the databases. Idempotent. */
+  /** Cancels the flow runs, aborts the running sync, plans no more, closes the databases. Idempotent. */
   close: () => Promise<void>
 }
 
@@ -142,6 +145,21 @@ export function openCore(options: CoreOptions): Core {
       requestLog(entry)
       if (entry.status >= 200 && entry.status < 300) scheduler?.noteSuccess()
     },
+  })
+
+  const flows = openFlowEditor({
+    databases,
+    client,
+    profile: backend.profile,
+    orgId,
+    home: options.home,
+    mediaDir: MEDIA_DIR,
+    mediaMaxBytes: MEDIA_CAP_BYTES,
+    emit: (message) => {
+      emit('flowRuns.event', message)
+    },
+    logger: logger.child({ component: 'flows' }),
+    clock,
   })
 
   const afterSync = options.afterSync ?? [outboxStep(), mediaStep(options.home)]
@@ -225,6 +243,7 @@ export function openCore(options: CoreOptions): Core {
     client,
     orgId,
     notices,
+    flows,
     syncStatus: () => running.status(),
     syncNow: () => running.syncNow(),
     search: (query) => {
@@ -239,6 +258,10 @@ export function openCore(options: CoreOptions): Core {
     },
     close: () => {
       closing ??= (async () => {
+        // First: the runs' last events and records need the sinks and the databases.
+        await flows.close().catch((error: unknown) => {
+          logger.warn('the flow runs did not close cleanly', { err: error })
+        })
         await running.close()
         for (const hook of afterSync) {
           await hook.close?.().catch((error: unknown) => {

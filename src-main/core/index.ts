@@ -29,6 +29,10 @@
  *   offline go as soon as a pull reached the service), then the media pass (new outputs and
  *   thumbnails into `<home>/media`, capped at 2 GiB). A step that fails is logged and never
  *   changes the sync's outcome; each gets the sync's result and decides whether to run.
+ * - The flow editor's services (`flows`, `src-main/flows`) are opened with the core over its
+ *   databases, client and organization; their run events go out through the same sinks as
+ *   `flowRuns.event`. Closing the core cancels the flow runs under way first and waits for
+ *   their records, before the databases close.
  * - Waits go through injectable `timers` and times through `clock`, so a test can move the
  *   interval and the backoff on by hand while everything else (HTTP, SQLite) is real.
  */

@@ -53,7 +53,8 @@
  *   remote run id, state), `upload_manifests`/`upload_files`/`upload_parts` (path, size, mtime,
  *   sha256, upload id, accepted parts), and `outbox` (seq AUTOINCREMENT so order and identity
  *   survive purges; kind, json payload, idempotency key, attempts, last error,
- *   state pending|rejected|sent).
+ *   state pending|rejected|sent), and `local_flows`/`local_flow_versions` (the flows made on this
+ *   machine, with their trash and named versions: the service never had them).
  *
  * Left to the sync engine: fetching pages and tombstones, advancing `sync_cursors` in the same
  * transaction as each page, refilling a rebuilt mirror, and replaying the outbox.
@@ -133,4 +134,14 @@ export {
   type UploadManifestState,
   type UploadPart,
 } from './repositories/uploads'
+export {
+  LocalFlowsRepository,
+  type LocalFlowContent,
+  type LocalFlowRecord,
+  type LocalFlowScope,
+  type LocalFlowSummary,
+  type LocalFlowVersion,
+  type LocalFlowVersionRecord,
+  type LocalFlowWrite,
+} from './repositories/local-flows'
 export { decimalMicro, timeMs } from './values'

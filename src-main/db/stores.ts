@@ -11,6 +11,7 @@ import {
 import { EvaluationsRepository } from './repositories/evaluations'
 import { FlowRunsRepository } from './repositories/flow-runs'
 import { IntentsRepository } from './repositories/intents'
+import { LocalFlowsRepository } from './repositories/local-flows'
 import { OutboxRepository } from './repositories/outbox'
 import {
   CallbackDeliveriesRepository,
@@ -137,6 +138,7 @@ export class Ledger extends Store {
   readonly intents: IntentsRepository
   readonly uploads: UploadsRepository
   readonly flowRuns: FlowRunsRepository
+  readonly localFlows: LocalFlowsRepository
 
   constructor(db: Database.Database, file: string, clock: Clock = Date.now) {
     super(db, file)
@@ -144,5 +146,6 @@ export class Ledger extends Store {
     this.intents = new IntentsRepository(db, clock)
     this.uploads = new UploadsRepository(db, clock)
     this.flowRuns = new FlowRunsRepository(db, clock)
+    this.localFlows = new LocalFlowsRepository(db, clock)
   }
 }

@@ -13,6 +13,11 @@ export type FlowEditorErrorCode =
   | 'CONFLICT'
   /** Only local flows change; service flows and templates are copied first. */
   | 'READ_ONLY'
+  /**
+   * A service flow or template whose graph is not on this machine yet, and the service cannot be
+   * reached to fetch it: connect and open it again.
+   */
+  | 'FLOW_NOT_SYNCED'
   /** No flow run with that id is running here. */
   | 'FLOW_RUN_NOT_FOUND'
   /** The run could not start (the estimate exceeds the balance, the service refused…). */

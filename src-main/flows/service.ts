@@ -1,0 +1,151 @@
+import { join } from 'node:path'
+import type { FlowRunEventMessage } from '../../src-shared/domain/flow-editor'
+import type { Databases, LocalFlowScope } from '../db'
+import {
+  BuiltinRunner,
+  mirrorDurations,
+  mirrorModels,
+  RemoteRunner,
+  type FlowRunners,
+} from '../executor'
+import type { FlowEditorControl } from '../ipc/handlers'
+import type { Logger } from '../log'
+import { MediaStore } from '../media-store'
+import type { ServiceClient } from '../service'
+import { ledgerPins } from '../sync'
+import { editorCatalog } from './catalog'
+import { checkFlow } from './check'
+import { readFlow } from './documents'
+import { FlowLibrary } from './library'
+import { Palette } from './palette'
+import { EditorRuns } from './runs'
+
+export interface FlowEditorOptions {
+  databases: Databases
+  client: ServiceClient
+  /** The profile and organization local flows, flow runs and the cache belong to. */
+  profile: string
+  orgId: string
+  /** Atelier's home: the media store is `<home>/<mediaDir>`, shared with sync and `atelier run`. */
+  home: string
+  mediaDir: string
+  mediaMaxBytes: number
+  /** Where `flowRuns.event` messages go (the core's event sink). */
+  emit: (message: FlowRunEventMessage) => void
+  logger: Logger
+  clock?: () => number
+}
+
+/** The flow editor's services, and what closing them takes (cancelling the runs under way). */
+export interface FlowEditor extends FlowEditorControl {
+  /** Cancels the runs under way, waits for them to end, closes the media store. Idempotent. */
+  close: () => Promise<void>
+}
+
+/** Local flows in the trash longer than this are deleted for good when Atelier starts. */
+export const TRASH_KEPT_MS = 30 * 24 * 60 * 60 * 1000
+
+export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
+  const { databases, client, orgId, logger } = options
+  const { mirror, ledger } = databases
+  const clock = options.clock ?? Date.now
+  const scope: LocalFlowScope = { profile: options.profile, orgId }
+  const closing = new AbortController()
+  const catalog = editorCatalog({ mirror, ledger, client, scope })
+
+  const purged = ledger.localFlows.purgeTrash(clock() - TRASH_KEPT_MS)
+  if (purged > 0) logger.info('emptied the trash of old local flows', { purged })
+
+  // Opened on first use: a window that only lists flows never pays for the media store's check.
+  let media: MediaStore | null = null
+  let runners: FlowRunners | null = null
+  const runnersNow = (): FlowRunners => {
+    if (runners) return runners
+    media = new MediaStore({
+      dir: join(options.home, options.mediaDir),
+      maxBytes: options.mediaMaxBytes,
+      isPinned: ledgerPins(ledger),
+    })
+    const remote = new RemoteRunner({
+      client,
+      ledger,
+      profile: scope.profile,
+      orgId,
+      models: mirrorModels(mirror, orgId),
+      durations: mirrorDurations(mirror, orgId),
+    })
+    runners = {
+      model: remote,
+      // `atelier run` leaves workflow nodes without a runner; the remote runner runs them.
+      wfengine_workflow: remote,
+      builtin: new BuiltinRunner({ media, service: client }),
+    }
+    return runners
+  }
+  const builtinRunner = () => {
+    const { builtin } = runnersNow()
+    if (!builtin) throw new Error('The built-in runner is missing.')
+    return builtin
+  }
+
+  const library = new FlowLibrary({
+    ledger,
+    mirror,
+    client,
+    catalog,
+    scope,
+    clock,
+    logger,
+    signal: closing.signal,
+  })
+  const palette = new Palette({
+    mirror,
+    client,
+    orgId,
+    logger,
+    builtinRunner,
+    localFlows: () => library.localFlows(),
+    signal: closing.signal,
+  })
+  const runs = new EditorRuns({
+    ledger,
+    client,
+    catalog,
+    scope,
+    runners: runnersNow,
+    emit: options.emit,
+    logger,
+  })
+
+  let closed: Promise<void> | null = null
+  return {
+    list: () => library.list(),
+    get: (args) => library.get(args),
+    create: (args) => library.create(args),
+    save: (args) => library.save(args),
+    rename: (args) => library.rename(args),
+    delete: (args) => library.delete(args),
+    restore: (args) => library.restore(args),
+    import: (args) => library.import(args),
+    export: (args) => library.export(args),
+    saveVersion: (args) => library.saveVersion(args),
+    restoreVersion: (args) => library.restoreVersion(args),
+    check: ({ flow, inputs }) =>
+      checkFlow(
+        { catalog, runners: runnersNow, client, orgId, logger, signal: closing.signal },
+        readFlow(flow, 'The flow'),
+        inputs,
+      ),
+    palette: () => palette.items(),
+    startRun: (args) => runs.start(args),
+    cancelRun: (args) => runs.cancel(args),
+    close: () => {
+      closed ??= (async () => {
+        closing.abort()
+        await runs.close()
+        await media?.close()
+      })()
+      return closed
+    },
+  }
+}
