@@ -585,7 +585,10 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
     // Every local file is an asset with its bytes, and each content is one asset.
     // Whichever of the original and its copy sent the bytes holds the asset: the folder or its
     // 'a copies' sub-folder.
-    const inTree = new Set([await folderIdAt('/takes'), await folderIdAt('/takes/a copies')])
+    const inTree = new Set<string | null>([
+      await folderIdAt('/takes'),
+      await folderIdAt('/takes/a copies'),
+    ])
     const everything = await assets()
     const mine = everything.filter((x) => inTree.has(x.folder_id))
     const localShas = [...videos, videos[0] ?? Buffer.alloc(0)].map(sha256)

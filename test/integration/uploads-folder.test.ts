@@ -166,14 +166,14 @@ describe('a folder upload', () => {
     Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex').copy(bytes, 0)
     writeFileSync(join(root, 'a.mp4'), bytes)
     writeFileSync(join(root, 'b.mp4'), bytes)
-    const puts: string[] = []
+    let puts = 0
     let stopAtSecondPart = true
     const counting: typeof fetch = (input, init) => {
       if ((init?.method ?? 'GET') === 'PUT') {
-        puts.push(String(input))
+        puts++
         // a.mp4 is listed first, so it sends: stop it as its second part leaves (one part in
         // flight at a time, so the first is recorded by then).
-        if (stopAtSecondPart && puts.length === 2) first.cancel()
+        if (stopAtSecondPart && puts === 2) first.cancel()
       }
       return fetch(input, init)
     }
@@ -201,12 +201,12 @@ describe('a folder upload', () => {
     utimesSync(join(root, 'a.mp4'), new Date(), new Date(a.mtimeMs + 1))
     uploads.setHash(a.seq, a.sha256, 'video/mp4')
 
-    puts.length = 0
+    puts = 0
     stopAtSecondPart = false
     const second = await startFolderUpload(options(root, { concurrency: 2, fetch: counting })).done
     expect(second.files).toMatchObject({ total: 2, uploaded: 1, duplicates: 1, failed: 0 })
     // Only b.mp4's two missing parts went out: nothing was declared or sent again for a.mp4.
-    expect(puts).toHaveLength(2)
+    expect(puts).toBe(2)
     expect(uploads.getFile(b.seq)?.state).toBe('confirmed')
     expect(uploads.getFile(a.seq)?.state).toBe('duplicate')
   })
