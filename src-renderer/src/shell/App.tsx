@@ -1,5 +1,6 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
+import { FlowsPage } from '../flows'
 import { SECTIONS, useAppStore } from '../store'
 import { SECTION_COPY } from './sections'
 import { SettingsPage } from './SettingsPage'
@@ -82,6 +83,8 @@ export function App() {
         </header>
         {section === 'settings' ? (
           <SettingsPage />
+        ) : section === 'flows' ? (
+          <FlowsPage />
         ) : (
           <EmptyState title={copy.emptyTitle} hint={copy.emptyHint} />
         )}

@@ -1,18 +1,50 @@
+import { temporal } from 'zundo'
 import { create } from 'zustand'
 import { createAppInfoSlice, type AppInfoSlice } from './appInfo'
+import { createEditorSlice, EDITOR_HISTORY, type EditorSlice } from './editor'
+import { createEditorCheckSlice, type EditorCheckSlice } from './editorCheck'
+import { createEditorRunSlice, type EditorRunSlice } from './editorRuns'
+import { createFlowListSlice, type FlowListSlice } from './flows'
 import { createNavigationSlice, type NavigationSlice } from './navigation'
 import { createSyncSlice, type SyncSlice } from './sync'
 import { createThemeSlice, type ThemeSlice } from './theme'
 
-export type AppState = NavigationSlice & AppInfoSlice & ThemeSlice & SyncSlice
+export type AppState = NavigationSlice &
+  AppInfoSlice &
+  ThemeSlice &
+  SyncSlice &
+  FlowListSlice &
+  EditorSlice &
+  EditorCheckSlice &
+  EditorRunSlice
 
-export const useAppStore = create<AppState>()((...a) => ({
-  ...createNavigationSlice(...a),
-  ...createAppInfoSlice(...a),
-  ...createThemeSlice(...a),
-  ...createSyncSlice(...a),
-}))
+/** The app's store; the window has one (`useAppStore`), a test makes its own. */
+export const createAppStore = () =>
+  create<AppState>()(
+    // Undo and redo: the flow editor's document only (EDITOR_HISTORY picks it).
+    temporal(
+      (...a) => ({
+        ...createNavigationSlice(...a),
+        ...createAppInfoSlice(...a),
+        ...createThemeSlice(...a),
+        ...createSyncSlice(...a),
+        ...createFlowListSlice(...a),
+        ...createEditorSlice(...a),
+        ...createEditorCheckSlice(...a),
+        ...createEditorRunSlice(...a),
+      }),
+      EDITOR_HISTORY,
+    ),
+  )
+
+export type AppStore = ReturnType<typeof createAppStore>
+
+export const useAppStore = createAppStore()
 
 export { SECTIONS, type Section } from './navigation'
 export type { ThemeChoice } from './theme'
 export type { AppNotice } from './sync'
+export type { FlowListProblem } from './flows'
+export type { EditMerge, EditorSelection, OpenFlow, SaveStatus } from './editor'
+export { TYPING_MERGE_MS } from './editor'
+export type { RunOptions, RunPhase } from './editorRuns'

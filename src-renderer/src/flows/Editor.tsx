@@ -1,0 +1,404 @@
+import { ReactFlowProvider } from '@xyflow/react'
+import { useEffect, useState } from 'react'
+import { useStore } from 'zustand'
+import { useShallow } from 'zustand/react/shallow'
+import { useAppStore } from '../store'
+import { Canvas } from './Canvas'
+import { Inspector } from './Inspector'
+import { Palette } from './Palette'
+import { RunForm, type RunRequest } from './RunForm'
+import { Versions } from './Versions'
+import { creditsWords } from './words'
+
+/** Keys typed into a field belong to the field (its own undo, its own copy and paste). */
+function typingInField(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false
+  return (
+    target.isContentEditable ||
+    target instanceof HTMLInputElement ||
+    target instanceof HTMLTextAreaElement ||
+    target instanceof HTMLSelectElement
+  )
+}
+
+/**
+ * Undo, redo, copy, paste and delete on the canvas, as any editor has them. Copy, paste and
+ * delete only take the keys when there is something to act on, so copying text still works.
+ */
+function useEditorKeys() {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (typingInField(event.target) || event.altKey) return
+      const state = useAppStore.getState()
+      const command = event.ctrlKey || event.metaKey
+      const key = event.key.toLowerCase()
+      const selected = state.selection.nodeIds.length + state.selection.edgeIds.length > 0
+      let handled = true
+      if (command && key === 'z' && !event.shiftKey) state.undo()
+      else if (command && ((key === 'z' && event.shiftKey) || (key === 'y' && !event.shiftKey))) {
+        state.redo()
+      } else if (command && key === 'c' && !event.shiftKey && state.selection.nodeIds.length > 0) {
+        state.copySelection()
+      } else if (command && key === 'v' && !event.shiftKey && state.clipboard) {
+        state.pasteClipboard()
+      } else if (!command && (event.key === 'Delete' || event.key === 'Backspace') && selected) {
+        state.deleteSelection()
+      } else handled = false
+      if (handled) event.preventDefault()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => {
+      window.removeEventListener('keydown', onKey)
+    }
+  }, [])
+}
+
+const SAVE_WORDS = {
+  saved: 'All changes saved',
+  pending: 'Unsaved changes…',
+  saving: 'Saving…',
+  failed: 'Not saved',
+  conflict: 'Not saved: changed elsewhere',
+} as const
+
+function FlowName() {
+  const { editor, renameFlow } = useAppStore(
+    useShallow((s) => ({ editor: s.editor, renameFlow: s.renameFlow })),
+  )
+  const [draft, setDraft] = useState<string | null>(null)
+  if (!editor) return null
+  if (draft === null) {
+    return (
+      <h2 className="flow-title">
+        {editor.readOnly ? (
+          editor.name
+        ) : (
+          <button
+            type="button"
+            className="flow-title-button"
+            title="Rename"
+            onClick={() => {
+              setDraft(editor.name)
+            }}
+          >
+            {editor.name}
+          </button>
+        )}
+      </h2>
+    )
+  }
+  const finish = () => {
+    const name = draft.trim()
+    setDraft(null)
+    if (name !== '' && name !== editor.name) void renameFlow(editor.id, name)
+  }
+  return (
+    <input
+      className="flow-title-input"
+      aria-label="Flow name"
+      // Focus follows the click that asked for the rename.
+      autoFocus
+      value={draft}
+      maxLength={200}
+      onChange={(event) => {
+        setDraft(event.target.value)
+      }}
+      onBlur={finish}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter') finish()
+        if (event.key === 'Escape') setDraft(null)
+      }}
+    />
+  )
+}
+
+function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
+  const state = useAppStore(
+    useShallow((s) => ({
+      editor: s.editor,
+      saveStatus: s.saveStatus,
+      saveProblem: s.saveProblem,
+      check: s.check,
+      checking: s.checking,
+      checkProblem: s.checkProblem,
+      runPhase: s.runPhase,
+      run: s.run,
+      closeFlow: s.closeFlow,
+      undo: s.undo,
+      redo: s.redo,
+      layoutNodes: s.layoutNodes,
+      flushSave: s.flushSave,
+      cancelRun: s.cancelRun,
+    })),
+  )
+  const canUndo = useStore(useAppStore.temporal, (s) => s.pastStates.length > 0)
+  const canRedo = useStore(useAppStore.temporal, (s) => s.futureStates.length > 0)
+  const { editor, check, run, runPhase } = state
+  if (!editor) return null
+  const readOnly = editor.readOnly
+  const estimate = check?.estimate?.totalMicro
+  const short =
+    estimate !== undefined && check?.balanceMicro !== null && check?.balanceMicro !== undefined
+      ? estimate > check.balanceMicro
+      : false
+  const problemCount = check?.problems.length ?? 0
+  return (
+    <div className="flow-toolbar" role="toolbar" aria-label="Flow editor">
+      <button
+        type="button"
+        className="small-button"
+        onClick={() => {
+          void state.closeFlow()
+        }}
+      >
+        ← Flows
+      </button>
+      <FlowName />
+      {readOnly ? null : (
+        <span
+          className={`save-state ${state.saveStatus}`}
+          data-testid="save-state"
+          title={state.saveProblem ?? undefined}
+        >
+          {SAVE_WORDS[state.saveStatus]}
+          {state.saveStatus === 'failed' ? (
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                void state.flushSave()
+              }}
+            >
+              Try again
+            </button>
+          ) : null}
+        </span>
+      )}
+      <span className="toolbar-gap" />
+      <button
+        type="button"
+        className="small-button"
+        aria-label="Undo"
+        title="Undo (Ctrl+Z)"
+        data-testid="undo-button"
+        disabled={!canUndo || readOnly}
+        onClick={state.undo}
+      >
+        ↶
+      </button>
+      <button
+        type="button"
+        className="small-button"
+        aria-label="Redo"
+        title="Redo (Shift+Ctrl+Z)"
+        data-testid="redo-button"
+        disabled={!canRedo || readOnly}
+        onClick={state.redo}
+      >
+        ↷
+      </button>
+      <button
+        type="button"
+        className="small-button"
+        data-testid="auto-layout"
+        disabled={readOnly}
+        onClick={state.layoutNodes}
+      >
+        Tidy up
+      </button>
+      <Versions />
+      <span
+        className={problemCount > 0 ? 'check-summary has-problems' : 'check-summary'}
+        data-testid="check-summary"
+        title={state.checkProblem ?? undefined}
+      >
+        {state.checkProblem
+          ? 'Not checked'
+          : check === null
+            ? 'Checking…'
+            : problemCount === 0
+              ? 'No problems'
+              : problemCount === 1
+                ? '1 problem'
+                : `${problemCount} problems`}
+      </span>
+      <span className={short ? 'estimate short' : 'estimate'} data-testid="estimate">
+        {estimate === undefined ? 'Estimate unknown' : `Estimate ${creditsWords(estimate)}`}
+        {check?.balanceMicro !== null && check?.balanceMicro !== undefined
+          ? ` · balance ${creditsWords(check.balanceMicro)}`
+          : ''}
+      </span>
+      {runPhase === 'running' || runPhase === 'canceling' ? (
+        <button
+          type="button"
+          className="small-button danger"
+          data-testid="cancel-button"
+          disabled={runPhase === 'canceling'}
+          onClick={() => {
+            void state.cancelRun()
+          }}
+        >
+          {runPhase === 'canceling' ? 'Canceling…' : 'Cancel run'}
+        </button>
+      ) : (
+        <button
+          type="button"
+          className="primary-button"
+          data-testid="run-button"
+          disabled={runPhase === 'starting'}
+          onClick={() => {
+            onRun({ title: 'Run the flow' })
+          }}
+        >
+          {runPhase === 'starting' ? 'Starting…' : 'Run'}
+        </button>
+      )}
+      {run && runPhase === 'ended' ? (
+        <span className={`run-result ${run.state}`} data-testid="run-result">
+          {run.state === 'succeeded'
+            ? 'Run succeeded'
+            : run.state === 'failed'
+              ? 'Run failed'
+              : 'Run canceled'}
+          {run.totals ? ` · ${creditsWords(run.totals.costMicro)}` : ''}
+        </span>
+      ) : null}
+    </div>
+  )
+}
+
+function Banners() {
+  const state = useAppStore(
+    useShallow((s) => ({
+      editor: s.editor,
+      saveStatus: s.saveStatus,
+      saveProblem: s.saveProblem,
+      editorProblem: s.editorProblem,
+      runProblem: s.runProblem,
+      reloadFlow: s.reloadFlow,
+      saveAsCopy: s.saveAsCopy,
+      editCopy: s.editCopy,
+    })),
+  )
+  const { editor } = state
+  if (!editor) return null
+  return (
+    <>
+      {editor.readOnly ? (
+        <div className="banner info" role="note">
+          <span>
+            {editor.source === 'template'
+              ? 'This is a template: it is not changed here. Edit a copy to make it yours.'
+              : 'This flow comes from the service: it is not changed here. Edit a copy to make it yours.'}
+          </span>
+          <button
+            type="button"
+            className="small-button"
+            onClick={() => {
+              void state.editCopy()
+            }}
+          >
+            Edit a copy
+          </button>
+        </div>
+      ) : null}
+      {state.saveStatus === 'conflict' ? (
+        <div className="banner warning" role="alert" data-testid="save-conflict">
+          <span>{state.saveProblem}</span>
+          <button
+            type="button"
+            className="small-button"
+            onClick={() => {
+              void state.reloadFlow()
+            }}
+          >
+            Reload
+          </button>
+          <button
+            type="button"
+            className="small-button"
+            onClick={() => {
+              void state.saveAsCopy()
+            }}
+          >
+            Save as copy
+          </button>
+        </div>
+      ) : null}
+      {state.saveStatus === 'failed' && state.saveProblem ? (
+        <div className="banner error" role="alert">
+          {state.saveProblem}
+        </div>
+      ) : null}
+      {state.editorProblem ? (
+        <div className="banner error" role="alert">
+          {state.editorProblem}
+        </div>
+      ) : null}
+      {state.runProblem ? (
+        <div className="banner error" role="alert" data-testid="run-problem">
+          {state.runProblem}
+        </div>
+      ) : null}
+    </>
+  )
+}
+
+/** The editor page: toolbar, palette, canvas and inspector, and the run form when asked. */
+export function Editor() {
+  useEditorKeys()
+  const { inputs, startRun } = useAppStore(
+    useShallow((s) => ({ inputs: s.doc?.flow.inputs, startRun: s.startRun })),
+  )
+  const [request, setRequest] = useState<RunRequest | null>(null)
+  const [remembered, setRemembered] = useState<Record<string, unknown>>({})
+
+  const ask = (next: RunRequest) => {
+    if ((inputs ?? []).length === 0) {
+      void startRun({
+        ...(next.only ? { only: next.only } : {}),
+        ...(next.force ? { force: next.force } : {}),
+      })
+    } else setRequest(next)
+  }
+
+  return (
+    <div className="flow-editor">
+      <Toolbar onRun={ask} />
+      <Banners />
+      <div className="flow-editor-body">
+        <Palette />
+        <ReactFlowProvider>
+          <Canvas />
+        </ReactFlowProvider>
+        <Inspector
+          onRunTo={(nodeId) => {
+            ask({ title: 'Run to here', only: [nodeId] })
+          }}
+          onForce={(nodeId) => {
+            ask({ title: 'Force re-run', force: [nodeId] })
+          }}
+        />
+      </div>
+      {request ? (
+        <RunForm
+          request={request}
+          inputs={inputs ?? []}
+          remembered={remembered}
+          onClose={() => {
+            setRequest(null)
+          }}
+          onStart={(values) => {
+            setRemembered(values)
+            setRequest(null)
+            void startRun({
+              inputs: values,
+              ...(request.only ? { only: request.only } : {}),
+              ...(request.force ? { force: request.force } : {}),
+            })
+          }}
+        />
+      ) : null}
+    </div>
+  )
+}

@@ -1,0 +1,75 @@
+// The flow editor's document: the flow file as canvas nodes and edges, and every edit of it as a
+// pure function. No React and no IPC here, so the store and the tests share one set of rules.
+export type {
+  CanvasEdge,
+  CanvasEdgeData,
+  CanvasNode,
+  CanvasNodeData,
+  EditorDoc,
+  FileFlow,
+  FileFlowFields,
+  FileFlowInput,
+  FileFlowOutput,
+  FileNode,
+  FileNodeInput,
+  FileNodeOutput,
+  Micro,
+} from './types'
+export {
+  canvasNode,
+  DEFAULT_NODE_WIDTH,
+  docToFlowFile,
+  edgeId,
+  edgesOf,
+  flowFileToDoc,
+  FlowFileUnreadableError,
+  inputOfEdge,
+  nodeRecord,
+  outputIndex,
+  readFlowFile,
+} from './convert'
+export {
+  addFlowInput,
+  addFlowOutput,
+  addNodes,
+  connect,
+  disconnectInputs,
+  feedOf,
+  judgeConnection,
+  mapInputToFlowInput,
+  mapOutputToFlowOutput,
+  moveNodes,
+  nodeFromPalette,
+  portMapping,
+  randomId,
+  removeFlowInput,
+  removeFlowOutput,
+  removeNodes,
+  setFlowName,
+  setInputValue,
+  setNodeLabel,
+  uniqueLabel,
+  uniquePortName,
+  updateFlowInput,
+  updateFlowOutput,
+  type ConnectionVerdict,
+  type FlowInputPatch,
+  type FlowOutputPatch,
+  type InputFeed,
+  type NewId,
+  type PortConnection,
+} from './edits'
+export { copyNodes, PASTE_OFFSET, pasteNodes, type ClipboardNodes } from './clipboard'
+export { autoLayout, type Size } from './layout'
+export { EMPTY_PROBLEMS, indexProblems, inputKey, type ProblemIndex } from './problems'
+export {
+  applyNodeEvent,
+  applyRunEvent,
+  firstImage,
+  isEnded,
+  isMediaRef,
+  type MediaRef,
+  type NodeRunView,
+  type RunView,
+} from './runs'
+export { rebaseFlowFile } from './rebase'

@@ -1,0 +1,51 @@
+import { listElement } from '../../../src-shared/domain/flow'
+import type { NodeRunState } from '../../../src-shared/domain/flow-run'
+
+/** Micro-credits as people read credits: "0.0205 credits", "free". */
+export function creditsWords(micro: number | null | undefined): string {
+  if (micro === null || micro === undefined) return 'price unknown'
+  if (micro === 0) return 'free'
+  return `${(micro / 1_000_000).toFixed(4)} credits`
+}
+
+/** "4 s", "1 min 05 s": how long a node has been running. */
+export function elapsedWords(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000))
+  if (seconds < 60) return `${seconds} s`
+  const minutes = Math.floor(seconds / 60)
+  return `${minutes} min ${String(seconds % 60).padStart(2, '0')} s`
+}
+
+export const NODE_STATE_WORDS: Record<NodeRunState, string> = {
+  queued: 'Queued',
+  running: 'Running',
+  succeeded: 'Done',
+  cached: 'Cached',
+  skipped: 'Skipped',
+  failed: 'Failed',
+  canceled: 'Canceled',
+}
+
+/**
+ * The colour family of a variable type, as a CSS class suffix: types that connect share a colour
+ * (the families of `typeConnection`), and a list has its element's colour.
+ */
+export function typeFamily(type: string): string {
+  const element = listElement(type) ?? type
+  switch (element) {
+    case 'text':
+    case 'string':
+    case 'enum':
+      return 'text'
+    case 'integer':
+    case 'number':
+    case 'seed':
+      return 'number'
+    case 'boolean':
+    case 'image':
+    case 'video':
+      return element
+    default:
+      return 'other'
+  }
+}

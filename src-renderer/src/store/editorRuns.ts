@@ -1,0 +1,147 @@
+import type { StateCreator } from 'zustand'
+import type { FlowRunEvent } from '../../../src-shared/domain/flow-run'
+import {
+  applyNodeEvent,
+  applyRunEvent,
+  docToFlowFile,
+  type NodeRunView,
+  type RunView,
+} from '../flows/document'
+import { NOT_CONNECTED } from './flows'
+import type { AppState } from './index'
+
+/** `starting`: asked, no id yet; `canceling`: asked to stop, its last events still to come. */
+export type RunPhase = 'idle' | 'starting' | 'running' | 'canceling' | 'ended'
+
+export interface RunOptions {
+  /** By flow input name. */
+  inputs?: Record<string, unknown>
+  /** "Run to here": only these nodes and what they need. */
+  only?: string[]
+  /** Run these again even when cached, with what depends on them. */
+  force?: string[]
+}
+
+export interface EditorRunSlice {
+  runPhase: RunPhase
+  /** The run started from the editor, as its events tell it. */
+  run: RunView | null
+  /** Why the run could not start or be canceled, in plain words. */
+  runProblem: string | null
+  /** Each node's live state in the run, by node id. */
+  nodeRuns: Record<string, NodeRunView>
+  startRun: (options?: RunOptions) => Promise<boolean>
+  cancelRun: () => Promise<void>
+  /** Forgets the run's states (the run itself goes on in the main process). */
+  clearRun: () => void
+}
+
+/** Events of runs not yet known (they may overtake `flowRuns.start`'s answer), at most this many. */
+const EARLY_EVENTS_LIMIT = 2000
+
+export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice> = (set, get) => {
+  let listening = false
+  /** The run whose events the editor shows. */
+  let currentRunId: string | null = null
+  const early = new Map<string, FlowRunEvent[]>()
+  let earlyCount = 0
+
+  const apply = (event: FlowRunEvent) => {
+    const state = get()
+    const run = applyRunEvent(state.run, event)
+    const nodeRuns = applyNodeEvent(state.nodeRuns, event, Date.now())
+    set({
+      run,
+      nodeRuns,
+      ...(event.type === 'flow-finished' ? { runPhase: 'ended' as const } : {}),
+    })
+  }
+
+  const listen = () => {
+    const api = window.atelier
+    if (listening || !api) return
+    listening = true
+    api.on('flowRuns.event', ({ flowRunId, event }) => {
+      if (flowRunId === currentRunId) {
+        apply(event)
+        return
+      }
+      if (get().runPhase !== 'starting' || earlyCount >= EARLY_EVENTS_LIMIT) return
+      early.set(flowRunId, [...(early.get(flowRunId) ?? []), event])
+      earlyCount++
+    })
+  }
+
+  return {
+    runPhase: 'idle',
+    run: null,
+    runProblem: null,
+    nodeRuns: {},
+
+    startRun: async (options = {}) => {
+      const api = window.atelier
+      const { doc, runPhase } = get()
+      if (!api) {
+        set({ runProblem: NOT_CONNECTED })
+        return false
+      }
+      if (!doc || runPhase === 'starting' || runPhase === 'running' || runPhase === 'canceling') {
+        return false
+      }
+      listen()
+      currentRunId = null
+      early.clear()
+      earlyCount = 0
+      set({ runPhase: 'starting', run: null, nodeRuns: {}, runProblem: null })
+      const result = await api.flowRuns.start({
+        flow: docToFlowFile(doc),
+        inputs: options.inputs ?? {},
+        force: options.force ?? [],
+        ...(options.only ? { only: options.only } : {}),
+      })
+      if (!result.ok) {
+        set({ runPhase: 'idle', runProblem: result.error.message })
+        return false
+      }
+      const { flowRunId } = result.value
+      currentRunId = flowRunId
+      set({
+        runPhase: 'running',
+        run: {
+          flowRunId,
+          state: 'running',
+          estimateMicro: null,
+          totals: null,
+          outputs: null,
+        },
+      })
+      const overtaken = early.get(flowRunId) ?? []
+      early.clear()
+      earlyCount = 0
+      for (const event of overtaken) apply(event)
+      return true
+    },
+
+    cancelRun: async () => {
+      const api = window.atelier
+      const { run, runPhase } = get()
+      if (!api || !run || runPhase !== 'running') return
+      set({ runPhase: 'canceling' })
+      const result = await api.flowRuns.cancel({ flowRunId: run.flowRunId })
+      if (!result.ok && get().runPhase === 'canceling') {
+        // FLOW_RUN_NOT_FOUND: it ended meanwhile; its last events say how.
+        set({
+          runPhase: result.error.code === 'FLOW_RUN_NOT_FOUND' ? 'ended' : 'running',
+          runProblem: result.error.code === 'FLOW_RUN_NOT_FOUND' ? null : result.error.message,
+        })
+      }
+    },
+
+    clearRun: () => {
+      currentRunId = null
+      early.clear()
+      earlyCount = 0
+      set({ runPhase: 'idle', run: null, runProblem: null, nodeRuns: {} })
+    },
+  }
+}
