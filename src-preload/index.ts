@@ -37,6 +37,9 @@ const api = {
     getInfo: () => invoke('app.getInfo'),
     openExternal: (args) => invoke('app.openExternal', args),
   },
+  account: {
+    summary: () => invoke('account.summary'),
+  },
   sync: {
     getStatus: () => invoke('sync.getStatus'),
     start: () => invoke('sync.start'),

@@ -1,3 +1,4 @@
+import type { AccountSummary } from '../../src-shared/domain/app'
 import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
 import type { SyncProgressStatus, SyncStatus } from '../../src-shared/domain/sync'
 import type { IpcEventName, IpcEvents } from '../../src-shared/ipc'
@@ -6,7 +7,12 @@ import { openDatabases, type Databases, type DbNotice } from '../db'
 import { openFlowEditor, type FlowEditor } from '../flows'
 import { requestLogger, type Logger } from '../log'
 import { MirrorSearch } from '../search'
-import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service'
+import {
+  createServiceClient,
+  isServiceError,
+  type ServiceClient,
+  type ServiceClientOptions,
+} from '../service'
 import { SYNC_COLLECTIONS, SyncEngine, type SyncResult } from '../sync'
 import {
   OFFLINE_BACKOFF,
@@ -83,6 +89,11 @@ export interface Core {
   syncNow: () => Promise<SyncStatus>
   /** Offline search of this organization's records in the mirror (`query` already checked). */
   search: (query: SearchQuery) => SearchResult
+  /**
+   * The profile, the organization and its balance. The balance is read from the service at most
+   * every `BALANCE_TTL_MS`, and again after each sync and flow run; null when it cannot be.
+   */
+  accountSummary: () => Promise<AccountSummary>
   /** The flow editor's services (`src-main/flows`); their run events go out as `flowRuns.event`. */
   readonly flows: FlowEditor
   /** Every `sync.status` and `app.notice` from now on; returns the unsubscribe. */
@@ -105,6 +116,110 @@ function lastFullSync(databases: Databases, profile: string, orgId: string): num
     oldest = oldest === null ? lastSyncMs : Math.min(oldest, lastSyncMs)
   }
   return oldest
+}
+
+/** How long a balance read from the service is shown before it is read again. */
+export const BALANCE_TTL_MS = 30_000
+/** Per attempt: the sidebar waits for this, so it gives up sooner than a sync. */
+const ACCOUNT_TIMEOUT_MS = 10_000
+
+interface AccountReader {
+  summary: () => Promise<AccountSummary>
+  /** The next summary reads the balance again: a sync or a flow run may have changed it. */
+  invalidate: () => void
+  close: () => void
+}
+
+/**
+ * The balance, kept briefly so that every window asking does not cost a request, and the
+ * organization's name, asked once (it is not in the mirror). While the sync says offline the
+ * service is not asked at all: the answer would only come after the client's retries.
+ */
+function accountReader(options: {
+  backend: Backend
+  client: ServiceClient
+  clock: () => number
+  logger: Logger
+  offline: () => boolean
+}): AccountReader {
+  const { backend, client, clock, logger } = options
+  const orgId = backend.organizationId
+  const closing = new AbortController()
+  let organizationName: string | null = null
+  // Set once the service answered the account call, name or not: it is not asked again.
+  let accountAsked = false
+  let cached: { balanceMicro: number | null; at: number } | null = null
+  /** The read under way, for callers of the same generation to join. */
+  let reading: { generation: number; balance: Promise<number | null> } | null = null
+  let generation = 0
+
+  const readBalance = async (): Promise<number | null> => {
+    try {
+      const balance = await client.get('/v1/billing/balance', {
+        signal: closing.signal,
+        timeoutMs: ACCOUNT_TIMEOUT_MS,
+      })
+      const value = Number(balance.balance)
+      return Number.isFinite(value) ? Math.round(value * 1_000_000) : null
+    } catch (error) {
+      logger.debug('the balance could not be read', { err: error })
+      return null
+    }
+  }
+
+  const readName = async (): Promise<void> => {
+    if (accountAsked) return
+    try {
+      const account = await client.get('/v1/account', {
+        signal: closing.signal,
+        timeoutMs: ACCOUNT_TIMEOUT_MS,
+      })
+      const mine = [account.organization, ...account.organizations].find((o) => o.id === orgId)
+      organizationName = mine?.name ?? null
+      accountAsked = true
+    } catch (error) {
+      // Unreachable: ask again next time. Any answer (a service without this call): leave it.
+      if (isServiceError(error) && error.status !== 0) accountAsked = true
+      logger.debug('the account could not be read', { err: error })
+    }
+  }
+
+  const read = (): Promise<number | null> => {
+    const started = generation
+    const balance = Promise.all([readBalance(), readName()]).then(([balanceMicro]) => {
+      // Invalidated while reading: this answer may predate what changed, so it is not kept.
+      if (started === generation) cached = { balanceMicro, at: clock() }
+      if (reading?.balance === balance) reading = null
+      return balanceMicro
+    })
+    reading = { generation: started, balance }
+    return balance
+  }
+
+  const summaryOf = (balanceMicro: number | null): AccountSummary => ({
+    profileName: backend.info.kind === 'sandbox' ? null : backend.profile,
+    organization: { id: orgId, name: organizationName },
+    balanceMicro,
+    backendKind: backend.info.kind,
+  })
+
+  return {
+    summary: async () => {
+      if (cached !== null && clock() - cached.at < BALANCE_TTL_MS) {
+        return summaryOf(cached.balanceMicro)
+      }
+      if (options.offline() || closing.signal.aborted) return summaryOf(null)
+      const balance = reading?.generation === generation ? reading.balance : read()
+      return summaryOf(await balance)
+    },
+    invalidate: () => {
+      generation++
+      cached = null
+    },
+    close: () => {
+      closing.abort()
+    },
+  }
 }
 
 /** What the main process owns besides the window: the databases, the client, the background sync. */
@@ -147,6 +262,14 @@ export function openCore(options: CoreOptions): Core {
     },
   })
 
+  const account = accountReader({
+    backend,
+    client,
+    clock,
+    logger,
+    offline: () => scheduler?.status().state === 'offline',
+  })
+
   const flows = openFlowEditor({
     databases,
     client,
@@ -156,6 +279,8 @@ export function openCore(options: CoreOptions): Core {
     mediaDir: MEDIA_DIR,
     mediaMaxBytes: MEDIA_CAP_BYTES,
     emit: (message) => {
+      // First: the window asks for the balance as soon as it hears the run ended.
+      if (message.event.type === 'flow-finished') account.invalidate()
       emit('flowRuns.event', message)
     },
     logger: logger.child({ component: 'flows' }),
@@ -228,6 +353,8 @@ export function openCore(options: CoreOptions): Core {
     backoff: options.backoff ?? OFFLINE_BACKOFF,
     lastOkAt: lastFullSync(databases, backend.profile, orgId),
     onStatus: (status) => {
+      // A sync that ended may have brought runs that spent credit; told before the window asks.
+      if (status.state !== 'syncing') account.invalidate()
       emit('sync.status', status)
     },
   }
@@ -250,6 +377,7 @@ export function openCore(options: CoreOptions): Core {
       searcher ??= new MirrorSearch(databases.mirror, { now: clock })
       return searcher.searchChecked({ orgId }, query)
     },
+    accountSummary: () => account.summary(),
     onEvent: (sink) => {
       sinks.add(sink)
       return () => {
@@ -259,6 +387,7 @@ export function openCore(options: CoreOptions): Core {
     close: () => {
       closing ??= (async () => {
         // First: the runs' last events and records need the sinks and the databases.
+        account.close()
         await flows.close().catch((error: unknown) => {
           logger.warn('the flow runs did not close cleanly', { err: error })
         })

@@ -1,4 +1,4 @@
-import type { BackendInfo } from '../../src-shared/domain/app'
+import type { AccountSummary, BackendInfo } from '../../src-shared/domain/app'
 import type {
   FlowCheck,
   FlowSummary,
@@ -17,6 +17,8 @@ import { IpcHandlerError, type IpcHandlers } from './dispatch'
 
 /** The part of the core the sync and search channels use (`Core` from `src-main/core` fits). */
 export interface CoreControl {
+  /** Never throws for the service: an unreachable one leaves `balanceMicro` null. */
+  accountSummary: () => Promise<AccountSummary>
   syncStatus: () => SyncStatus
   syncNow: () => Promise<SyncStatus>
   /** Throws SEARCH_INVALID_CURSOR (a `SearchError`) for a cursor of another search. */
@@ -110,6 +112,7 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
       await deps.openExternal(url)
       return null
     },
+    'account.summary': () => coreOf(deps).accountSummary(),
     'sync.getStatus': () => coreOf(deps).syncStatus(),
     'sync.start': () => coreOf(deps).syncNow(),
     'search.query': (query) => {

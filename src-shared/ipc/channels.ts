@@ -7,6 +7,7 @@ import type { IpcChannel } from './contract'
 export const IPC_CHANNELS = [
   'app.getInfo',
   'app.openExternal',
+  'account.summary',
   'sync.getStatus',
   'sync.start',
   'search.query',

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { AppInfo } from '../domain/app'
+import type { AccountSummary, AppInfo } from '../domain/app'
 import {
   flowEditorSchemas as editor,
   type FlowCheck,
@@ -41,6 +41,11 @@ export const ipcContract = {
         .max(2048),
     }),
   ),
+  /**
+   * The profile, its organization and its balance. The balance is read from the service at most
+   * every 30 s (and again after each sync and flow run); null when it cannot be reached.
+   */
+  'account.summary': channel<AccountSummary>()(noArgs),
   'sync.getStatus': channel<SyncStatus>()(noArgs),
   /** Starts a sync, or joins the running one; answers once it has ended. */
   'sync.start': channel<SyncStatus>()(noArgs),

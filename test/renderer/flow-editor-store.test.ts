@@ -195,6 +195,9 @@ class MainProcessDouble {
       getInfo: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
       openExternal: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
     },
+    account: {
+      summary: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
+    },
     sync: {
       getStatus: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
       start: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),

@@ -1,10 +1,14 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { FlowsPage } from '../flows'
-import { SECTIONS, useAppStore } from '../store'
+import { useAppStore } from '../store'
+import { CommandPalette } from './CommandPalette'
 import { SECTION_COPY } from './sections'
 import { SettingsPage } from './SettingsPage'
+import { ShortcutsHelp } from './ShortcutsHelp'
 import { Sidebar } from './Sidebar'
+import { Toasts } from './Toasts'
+import { useShellKeys } from './useShellKeys'
 
 function EmptyState({ title, hint }: { title: string; hint: string }) {
   return (
@@ -16,18 +20,25 @@ function EmptyState({ title, hint }: { title: string; hint: string }) {
 }
 
 export function App() {
-  const { section, goTo, theme, loadAppInfo, connectionProblem, notices, dismissNotice } =
-    useAppStore(
-      useShallow((s) => ({
-        section: s.section,
-        goTo: s.goTo,
-        theme: s.theme,
-        loadAppInfo: s.loadAppInfo,
-        connectionProblem: s.connectionProblem,
-        notices: s.notices,
-        dismissNotice: s.dismissNotice,
-      })),
-    )
+  const {
+    section,
+    theme,
+    loadAppInfo,
+    connectBackground,
+    connectionProblem,
+    notices,
+    dismissNotice,
+  } = useAppStore(
+    useShallow((s) => ({
+      section: s.section,
+      theme: s.theme,
+      connectBackground: s.connectBackground,
+      loadAppInfo: s.loadAppInfo,
+      connectionProblem: s.connectionProblem,
+      notices: s.notices,
+      dismissNotice: s.dismissNotice,
+    })),
+  )
 
   useEffect(() => {
     void loadAppInfo()
@@ -37,21 +48,10 @@ export function App() {
     document.documentElement.dataset.theme = theme
   }, [theme])
 
-  // Ctrl/Cmd+1…5 jumps between sections, as the sidebar's hints say.
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return
-      const target = SECTIONS[Number(event.key) - 1]
-      if (target) {
-        event.preventDefault()
-        goTo(target)
-      }
-    }
-    window.addEventListener('keydown', onKey)
-    return () => {
-      window.removeEventListener('keydown', onKey)
-    }
-  }, [goTo])
+  useEffect(() => connectBackground(), [connectBackground])
+
+  // Ctrl/Cmd+1…5, Ctrl/Cmd+K, ? and Ctrl/Cmd+/, from the shortcuts table the help sheet lists.
+  useShellKeys()
 
   const copy = SECTION_COPY[section]
   return (
@@ -63,20 +63,27 @@ export function App() {
             {connectionProblem}
           </div>
         ) : null}
-        {notices.map((notice, index) => (
-          <div key={`${index}-${notice.message}`} className={`banner ${notice.level}`} role="alert">
-            <span>{notice.message}</span>
-            <button
-              type="button"
-              className="link-button"
-              onClick={() => {
-                dismissNotice(index)
-              }}
+        {/* Info notices pass by as toasts; warnings and errors stay until dismissed. */}
+        {notices.map((notice, index) =>
+          notice.level === 'info' ? null : (
+            <div
+              key={`${index}-${notice.message}`}
+              className={`banner ${notice.level}`}
+              role="alert"
             >
-              Dismiss
-            </button>
-          </div>
-        ))}
+              <span>{notice.message}</span>
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => {
+                  dismissNotice(index)
+                }}
+              >
+                Dismiss
+              </button>
+            </div>
+          ),
+        )}
         <header className="section-header">
           <h1 id="section-title">{copy.title}</h1>
           <p className="muted">{copy.summary}</p>
@@ -89,6 +96,9 @@ export function App() {
           <EmptyState title={copy.emptyTitle} hint={copy.emptyHint} />
         )}
       </main>
+      <Toasts />
+      <CommandPalette />
+      <ShortcutsHelp />
     </div>
   )
 }

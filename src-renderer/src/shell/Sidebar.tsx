@@ -1,12 +1,19 @@
 import { useShallow } from 'zustand/react/shallow'
 import { SectionIcon } from '../components/Icon'
 import { SECTIONS, useAppStore } from '../store'
+import { AccountArea } from './AccountArea'
 import { SECTION_COPY } from './sections'
+import { sectionShortcutId, shortcutHint } from './shortcuts'
 import { SyncStatusArea } from './SyncStatusArea'
 
 export function Sidebar() {
-  const { section, goTo, appInfo } = useAppStore(
-    useShallow((s) => ({ section: s.section, goTo: s.goTo, appInfo: s.appInfo })),
+  const { section, goTo, appInfo, openOverlay } = useAppStore(
+    useShallow((s) => ({
+      section: s.section,
+      goTo: s.goTo,
+      appInfo: s.appInfo,
+      openOverlay: s.openOverlay,
+    })),
   )
   return (
     <nav className="sidebar" aria-label="Sections">
@@ -14,6 +21,16 @@ export function Sidebar() {
         <span className="brand-mark" aria-hidden="true" />
         <span className="brand-name">Atelier</span>
       </div>
+      <button
+        type="button"
+        className="palette-button"
+        onClick={() => {
+          openOverlay('palette')
+        }}
+      >
+        <span>Search…</span>
+        <kbd>{shortcutHint('palette')}</kbd>
+      </button>
       <ul>
         {SECTIONS.map((name, index) => (
           <li key={name}>
@@ -21,7 +38,7 @@ export function Sidebar() {
               type="button"
               className={name === section ? 'nav-item active' : 'nav-item'}
               aria-current={name === section ? 'page' : undefined}
-              title={`${SECTION_COPY[name].title} (Ctrl+${index + 1})`}
+              title={`${SECTION_COPY[name].title} (${shortcutHint(sectionShortcutId(name))})`}
               onClick={() => {
                 goTo(name)
               }}
@@ -34,6 +51,7 @@ export function Sidebar() {
         ))}
       </ul>
       <div className="sidebar-footer">
+        <AccountArea />
         <SyncStatusArea />
         {appInfo?.backend ? (
           <div

@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand'
 import type { AppInfo } from '../../../src-shared/domain/app'
+import { errorText } from '../shell/errorWords'
 import type { AppState } from './index'
 
 export interface AppInfoSlice {
@@ -23,6 +24,6 @@ export const createAppInfoSlice: StateCreator<AppState, [], [], AppInfoSlice> = 
     }
     const result = await api.app.getInfo()
     if (result.ok) set({ appInfo: result.value, connectionProblem: null })
-    else set({ connectionProblem: result.error.message })
+    else set({ connectionProblem: errorText(result.error) })
   },
 })

@@ -28,6 +28,7 @@ import {
   type EditorDoc,
   type Size,
 } from '../flows/document'
+import { errorText } from '../shell/errorWords'
 import { copyName, NOT_CONNECTED } from './flows'
 import type { AppState } from './index'
 
@@ -238,7 +239,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
         stopTimer()
         set({ saveStatus: 'conflict', saveProblem: CONFLICT_WORDS })
       } else {
-        set({ saveStatus: 'failed', saveProblem: result.error.message })
+        set({ saveStatus: 'failed', saveProblem: errorText(result.error) })
       }
     })()
     try {
@@ -310,7 +311,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       set({ editorLoading: true, editorProblem: null })
       const result = await api.flows.get({ id })
       if (!result.ok) {
-        set({ editorLoading: false, editorProblem: result.error.message })
+        set({ editorLoading: false, editorProblem: errorText(result.error) })
         return false
       }
       try {
@@ -491,7 +492,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       stopTimer()
       const result = await api.flows.get({ id: editor.id })
       if (!result.ok) {
-        set({ saveProblem: result.error.message })
+        set({ saveProblem: errorText(result.error) })
         return
       }
       load(result.value)
@@ -519,7 +520,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
         baseUpdatedMs: created.updatedMs,
       })
       if (!saved.ok) {
-        set({ saveProblem: saved.error.message })
+        set({ saveProblem: errorText(saved.error) })
         return
       }
       load({ ...created, flow: file, updatedMs: saved.value.updatedMs })
@@ -548,7 +549,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       await get().flushSave()
       const result = await api.flows.saveVersion({ id: editor.id, name })
       if (!result.ok) {
-        set({ editorProblem: result.error.message })
+        set({ editorProblem: errorText(result.error) })
         return false
       }
       const current = get().editor
@@ -567,7 +568,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       await get().flushSave()
       const result = await api.flows.restoreVersion({ id: editor.id, version })
       if (!result.ok) {
-        set({ editorProblem: result.error.message })
+        set({ editorProblem: errorText(result.error) })
         return
       }
       load(result.value)

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand'
 import type { FlowCheck, PaletteItem } from '../../../src-shared/domain/flow-editor'
 import { docToFlowFile, EMPTY_PROBLEMS, indexProblems, type ProblemIndex } from '../flows/document'
+import { errorText } from '../shell/errorWords'
 import { NOT_CONNECTED } from './flows'
 import type { AppState } from './index'
 
@@ -63,7 +64,7 @@ export const createEditorCheckSlice: StateCreator<AppState, [], [], EditorCheckS
       paletteLoading = (async () => {
         const result = await api.flows.palette()
         if (result.ok) set({ palette: result.value, paletteProblem: null })
-        else set({ paletteProblem: result.error.message })
+        else set({ paletteProblem: errorText(result.error) })
       })()
       try {
         await paletteLoading
@@ -93,7 +94,7 @@ export const createEditorCheckSlice: StateCreator<AppState, [], [], EditorCheckS
           checkProblem: null,
         })
       } else {
-        set({ checking: false, checkProblem: result.error.message })
+        set({ checking: false, checkProblem: errorText(result.error) })
       }
     },
     resetChecks: () => {

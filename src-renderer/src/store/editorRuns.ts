@@ -7,6 +7,7 @@ import {
   type NodeRunView,
   type RunView,
 } from '../flows/document'
+import { errorText } from '../shell/errorWords'
 import { NOT_CONNECTED } from './flows'
 import type { AppState } from './index'
 
@@ -100,7 +101,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
         ...(options.only ? { only: options.only } : {}),
       })
       if (!result.ok) {
-        set({ runPhase: 'idle', runProblem: result.error.message })
+        set({ runPhase: 'idle', runProblem: errorText(result.error) })
         return false
       }
       const { flowRunId } = result.value
@@ -132,7 +133,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
         // FLOW_RUN_NOT_FOUND: it ended meanwhile; its last events say how.
         set({
           runPhase: result.error.code === 'FLOW_RUN_NOT_FOUND' ? 'ended' : 'running',
-          runProblem: result.error.code === 'FLOW_RUN_NOT_FOUND' ? null : result.error.message,
+          runProblem: result.error.code === 'FLOW_RUN_NOT_FOUND' ? null : errorText(result.error),
         })
       }
     },

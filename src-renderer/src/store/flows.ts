@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand'
 import type { FlowSummary, StoredFlow } from '../../../src-shared/domain/flow-editor'
 import type { IpcError } from '../../../src-shared/ipc/result'
+import { errorText } from '../shell/errorWords'
 import type { AppState } from './index'
 
 /** Something the flow list could not do, in plain words, with a flow file's problems if any. */
@@ -36,7 +37,7 @@ export const NOT_CONNECTED =
   'This page is not connected to Atelier, so flows cannot be opened or saved here.'
 
 export const problemOf = (error: IpcError): FlowListProblem => ({
-  message: error.message,
+  message: errorText(error),
   issues: error.issues ?? [],
 })
 

@@ -1,13 +1,17 @@
 import { temporal } from 'zundo'
 import { create } from 'zustand'
+import { createAccountSlice, type AccountSlice } from './account'
 import { createAppInfoSlice, type AppInfoSlice } from './appInfo'
+import { createBackgroundSlice, type BackgroundSlice } from './background'
 import { createEditorSlice, EDITOR_HISTORY, type EditorSlice } from './editor'
 import { createEditorCheckSlice, type EditorCheckSlice } from './editorCheck'
 import { createEditorRunSlice, type EditorRunSlice } from './editorRuns'
 import { createFlowListSlice, type FlowListSlice } from './flows'
 import { createNavigationSlice, type NavigationSlice } from './navigation'
+import { createOverlaySlice, type OverlaySlice } from './overlays'
 import { createSyncSlice, type SyncSlice } from './sync'
 import { createThemeSlice, type ThemeSlice } from './theme'
+import { createToastSlice, type ToastSlice } from './toasts'
 
 export type AppState = NavigationSlice &
   AppInfoSlice &
@@ -16,7 +20,11 @@ export type AppState = NavigationSlice &
   FlowListSlice &
   EditorSlice &
   EditorCheckSlice &
-  EditorRunSlice
+  EditorRunSlice &
+  AccountSlice &
+  OverlaySlice &
+  ToastSlice &
+  BackgroundSlice
 
 /** The app's store; the window has one (`useAppStore`), a test makes its own. */
 export const createAppStore = () =>
@@ -32,6 +40,10 @@ export const createAppStore = () =>
         ...createEditorSlice(...a),
         ...createEditorCheckSlice(...a),
         ...createEditorRunSlice(...a),
+        ...createAccountSlice(...a),
+        ...createOverlaySlice(...a),
+        ...createToastSlice(...a),
+        ...createBackgroundSlice(...a),
       }),
       EDITOR_HISTORY,
     ),
@@ -48,3 +60,6 @@ export type { FlowListProblem } from './flows'
 export type { EditMerge, EditorSelection, OpenFlow, SaveStatus } from './editor'
 export { TYPING_MERGE_MS } from './editor'
 export type { RunOptions, RunPhase } from './editorRuns'
+export type { Overlay } from './overlays'
+export type { Toast, ToastAction, ToastInput, ToastTone } from './toasts'
+export { MAX_TOASTS, TOAST_LONG_MS, TOAST_MS } from './toasts'

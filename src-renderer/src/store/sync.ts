@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand'
 import type { SyncStatus } from '../../../src-shared/domain/sync'
 import type { IpcEvents } from '../../../src-shared/ipc/events'
+import { errorText } from '../shell/errorWords'
 import type { AppState } from './index'
 
 export type AppNotice = IpcEvents['app.notice']
@@ -40,7 +41,7 @@ export const createSyncSlice: StateCreator<AppState, [], [], SyncSlice> = (set, 
     })
     void api.sync.getStatus().then((result) => {
       // An event that arrived meanwhile is newer than this answer.
-      if (!result.ok) set({ syncProblem: result.error.message })
+      if (!result.ok) set({ syncProblem: errorText(result.error) })
       else if (get().sync === null) set({ sync: result.value, syncAt: Date.now() })
     })
     return () => {
@@ -52,7 +53,7 @@ export const createSyncSlice: StateCreator<AppState, [], [], SyncSlice> = (set, 
     const api = window.atelier
     if (!api) return
     const result = await api.sync.start()
-    if (!result.ok) set({ syncProblem: result.error.message })
+    if (!result.ok) set({ syncProblem: errorText(result.error) })
     else if (get().sync === null) set({ sync: result.value, syncAt: Date.now() })
   },
   dismissNotice: (index) => {

@@ -1,0 +1,170 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
+import { openCore, type Core } from '../../src-main/core'
+import { openLogger, type Logger } from '../../src-main/log'
+import { chromiumAvailability, launchChromium } from '../helpers/chromium'
+import { bridgeToMainProcess } from '../helpers/page-bridge'
+import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+
+const { available } = chromiumAvailability()
+const artifacts = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
+const FLOW_NAME = 'Harbour at dusk'
+
+describe.runIf(available)('the command palette, shortcuts, account and toasts in Chromium', () => {
+  let browser: Browser
+  let renderer: ServedRenderer
+  let backend: Backend
+  let home: string
+  let logger: Logger
+  let core: Core
+
+  /** A call to the sandbox with the app's own key, as the service would answer it. */
+  async function service(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(`${backend.info.url}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${backend.apiKey}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    expect(response.ok).toBe(true)
+    return response.json()
+  }
+
+  const balanceText = async () => {
+    const { balance } = (await service('GET', '/v1/billing/balance')) as { balance: string }
+    return `${Number(balance).toFixed(4)} credits`
+  }
+
+  async function openApp(): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    await bridgeToMainProcess(page, () => backend.info, { core })
+    await page.goto(renderer.url)
+    const nav = page.getByRole('navigation', { name: 'Sections' })
+    await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
+    return { page, errors }
+  }
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true })
+    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-palette-'))
+    ;[renderer, browser, backend] = await Promise.all([
+      buildAndServeRenderer(),
+      launchChromium(),
+      startLocalSandbox(join(home, 'sandbox')),
+    ])
+    logger = openLogger({ home })
+    core = openCore({ home, backend, logger })
+    expect((await core.syncNow()).last?.outcome).toBe('ok')
+    await core.flows.create({ name: FLOW_NAME })
+    await core.flows.create({ name: 'Portrait in oils' })
+  }, 120_000)
+
+  afterAll(async () => {
+    await core.close()
+    logger.close()
+    await browser.close()
+    await renderer.close()
+    await backend.close()
+    rmSync(home, { recursive: true, force: true })
+  })
+
+  it('opens on Ctrl+K; typing a flow’s name and Enter opens it in the editor', async () => {
+    const { page, errors } = await openApp()
+    await page.keyboard.press('Control+k')
+    const palette = page.getByRole('dialog', { name: 'Command palette' })
+    await expect.poll(() => palette.count()).toBe(1)
+    // Written as page source so the test project needs no DOM typings.
+    expect(await page.evaluate('document.activeElement?.hasAttribute("cmdk-input")')).toBe(true)
+    await expect.poll(() => palette.getByRole('option', { name: FLOW_NAME }).count()).toBe(1)
+    await page.screenshot({ path: join(artifacts, 'palette-light.png') })
+
+    await page.keyboard.type('harbour')
+    await expect
+      .poll(() => palette.locator('[cmdk-item][data-selected="true"] .palette-label').textContent())
+      .toBe(FLOW_NAME)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => palette.count()).toBe(0)
+    const toolbar = page.getByRole('toolbar', { name: 'Flow editor' })
+    await expect.poll(() => toolbar.locator('.flow-title').textContent()).toBe(FLOW_NAME)
+
+    // Escape closes it without doing anything; the focus goes back where it was.
+    await page.keyboard.press('Control+k')
+    await expect.poll(() => palette.count()).toBe(1)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => palette.count()).toBe(0)
+    expect(await toolbar.locator('.flow-title').textContent()).toBe(FLOW_NAME)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('switches to the dark theme from the palette, and the help sheet lists Ctrl+K', async () => {
+    const { page, errors } = await openApp()
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('dark theme')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark')
+
+    await page.keyboard.press('?')
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' })
+    await expect.poll(() => sheet.count()).toBe(1)
+    const palette = sheet.locator('tr[data-shortcut="palette"]')
+    expect(await palette.locator('kbd').allTextContents()).toEqual(['Ctrl', 'K'])
+    expect(await palette.textContent()).toContain('Open the command palette')
+    expect(await sheet.locator('tr[data-shortcut="editor.undo"] kbd').allTextContents()).toEqual([
+      'Ctrl',
+      'Z',
+    ])
+    await page.screenshot({ path: join(artifacts, 'help-sheet-dark.png') })
+    await page.keyboard.press('Escape')
+    await expect.poll(() => sheet.count()).toBe(0)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('shows the sandbox’s organization and balance in the sidebar', async () => {
+    const { page, errors } = await openApp()
+    const account = page.getByRole('region', { name: 'Account' })
+    const expected = await balanceText()
+    await expect.poll(() => account.getByTestId('balance').textContent()).toBe(expected)
+    const { organization } = (await service('GET', '/v1/account')) as {
+      organization: { name: string }
+    }
+    expect(await account.textContent()).toContain(organization.name)
+    expect(await account.textContent()).toContain('No profile · local sandbox')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('tells a finished sync that brought new runs in a toast, and the balance they left', async () => {
+    const { page, errors } = await openApp()
+    for (const prompt of ['a lighthouse in fog', 'a kite over dunes']) {
+      await service('POST', '/v1/models/atelier/text-to-image/runs', { input: { prompt } })
+    }
+    const area = page.getByRole('region', { name: 'Sync' })
+    await area.getByRole('button', { name: 'Sync now' }).click()
+    const toast = page
+      .getByRole('region', { name: 'Notifications' })
+      .getByRole('status')
+      .filter({ hasText: 'Synced' })
+    await expect.poll(() => toast.count(), { timeout: 15_000 }).toBe(1)
+    // What the mirror newly holds, not the catalogs every sync reads again.
+    expect(await toast.textContent()).toContain('2 new runs.')
+    const expected = await balanceText()
+    await expect
+      .poll(() =>
+        page.getByRole('region', { name: 'Account' }).getByTestId('balance').textContent(),
+      )
+      .toBe(expected)
+    await page.screenshot({ path: join(artifacts, 'sync-toast-light.png') })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
