@@ -66,6 +66,9 @@ const api = {
     start: (args) => invoke('flowRuns.start', args),
     cancel: (args) => invoke('flowRuns.cancel', args),
   },
+  media: {
+    preview: (args) => invoke('media.preview', args),
+  },
   on,
 } satisfies AtelierApi
 

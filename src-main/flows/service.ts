@@ -10,7 +10,7 @@ import {
 } from '../executor'
 import type { FlowEditorControl } from '../ipc/handlers'
 import type { Logger } from '../log'
-import { MediaStore } from '../media-store'
+import { MediaStore, previewOf } from '../media-store'
 import type { ServiceClient } from '../service'
 import { ledgerPins } from '../sync'
 import { editorCatalog } from './catalog'
@@ -138,6 +138,11 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
       ),
     palette: () => palette.items(),
     startRun: (args) => runs.start(args),
+    preview: (args) => {
+      runnersNow()
+      if (!media) throw new Error('The media store did not open.')
+      return previewOf(media, { ...args, signal: closing.signal })
+    },
     cancelRun: (args) => runs.cancel(args),
     close: () => {
       closed ??= (async () => {

@@ -3,6 +3,7 @@ import type {
   FlowCheck,
   FlowSummary,
   FlowVersion,
+  MediaPreview,
   PaletteItem,
   StartedRun,
   StoredFlow,
@@ -12,6 +13,7 @@ import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
 import type { SyncStatus } from '../../src-shared/domain/sync'
 import { APP_NAME, APP_VERSION } from '../app/version'
 import { isFlowEditorError } from '../flows/errors'
+import { isMediaStoreError } from '../media-store'
 import { isSearchError } from '../search'
 import { IpcHandlerError, type IpcHandlers } from './dispatch'
 
@@ -49,6 +51,8 @@ export interface FlowEditorControl {
   palette(): Awaitable<PaletteItem[]>
   startRun(args: IpcParsedArgs<'flowRuns.start'>): Awaitable<StartedRun>
   cancelRun(args: IpcParsedArgs<'flowRuns.cancel'>): Awaitable<null>
+  /** The editor's media store owns the previews of the outputs it shows. */
+  preview(args: IpcParsedArgs<'media.preview'>): Awaitable<MediaPreview>
 }
 
 /** Why there is no core: its code and message reach the window as they are. */
@@ -95,6 +99,7 @@ async function editor<T>(deps: HandlerDeps, call: (flows: FlowEditorControl) => 
     if (isFlowEditorError(error)) {
       throw new IpcHandlerError(error.code, error.message, error.issues)
     }
+    if (isMediaStoreError(error)) throw new IpcHandlerError(error.code, error.message)
     throw error
   }
 }
@@ -138,5 +143,6 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
     'flows.palette': () => editor(deps, (f) => f.palette()),
     'flowRuns.start': (args) => editor(deps, (f) => f.startRun(args)),
     'flowRuns.cancel': (args) => editor(deps, (f) => f.cancelRun(args)),
+    'media.preview': (args) => editor(deps, (f) => f.preview(args)),
   }
 }

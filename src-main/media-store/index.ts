@@ -33,3 +33,4 @@ export {
   redactUrl,
 } from './errors'
 export { DEFAULT_THUMBNAIL_SIZE } from './thumbnails'
+export { MAX_PREVIEW_SIZE, previewOf, type Preview, type PreviewRequest } from './preview'

@@ -115,6 +115,21 @@ export const flowEditorSchemas = {
     concurrency: z.number().int().min(1).max(64).optional(),
   }),
   flowRun: z.strictObject({ flowRunId: id }),
+  preview: z.strictObject({
+    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'A sha256 is 64 hex digits.'),
+    /** Where the bytes can be fetched if this machine does not have them yet. */
+    url: z
+      .url({ protocol: /^https?$/, error: 'Only http and https addresses can be fetched.' })
+      .max(8192)
+      .optional(),
+    size: z.number().int().min(32).max(1024).optional(),
+  }),
+}
+
+/** A small picture of an image output or asset, as a data URL the window's CSP allows. */
+export interface MediaPreview {
+  sha256: string
+  dataUrl: string
 }
 
 /** The flow run started by `runs.start`: its events follow as `flowRun.event`. */

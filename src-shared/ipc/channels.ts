@@ -26,4 +26,5 @@ export const IPC_CHANNELS = [
   'flows.palette',
   'flowRuns.start',
   'flowRuns.cancel',
+  'media.preview',
 ] as const satisfies readonly IpcChannel[]

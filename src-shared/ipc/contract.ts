@@ -5,6 +5,7 @@ import {
   type FlowCheck,
   type FlowSummary,
   type FlowVersion,
+  type MediaPreview,
   type PaletteItem,
   type StartedRun,
   type StoredFlow,
@@ -75,6 +76,12 @@ export const ipcContract = {
   'flowRuns.start': channel<StartedRun>()(editor.run),
   /** Cancels a run started here (its remote runs too). */
   'flowRuns.cancel': channel<null>()(editor.flowRun),
+  /**
+   * A WebP preview of an image as a data URL: from the local media store, fetched there first
+   * when it is not yet (the window loads no remote image). NOT_FOUND offline for one never kept,
+   * NOT_AN_IMAGE for a video.
+   */
+  'media.preview': channel<MediaPreview>()(editor.preview),
 } as const
 
 export type IpcContract = typeof ipcContract

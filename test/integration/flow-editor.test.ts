@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxBackend } from '../../src-main/app/backend'
 import { openCore, type Core } from '../../src-main/core'
@@ -516,6 +517,32 @@ describe('flow runs', () => {
       state: 'succeeded',
       totals: { dispatched: 0, cached: 1, costMicro: 0 },
     })
+  })
+
+  it('previews an output as a small WebP data URL, kept for offline', async () => {
+    const { flow } = pictureFlow(randomUUID(), 'Preview')
+    const { flowRunId } = await ok('flowRuns.start', { flow, inputs: { prompt: 'a red kite' } })
+    const end = (await until(flowRunId, finished)).at(-1)
+    const picture = (end?.type === 'flow-finished' ? end.outputs.picture : null) as {
+      sha256: string
+      url: string
+    } | null
+    if (!picture) throw new Error('The flow made no picture.')
+    const first = await ok('media.preview', { sha256: picture.sha256, url: picture.url, size: 64 })
+    expect(first.sha256).toBe(picture.sha256)
+    expect(first.dataUrl).toMatch(/^data:image\/webp;base64,/)
+    const bytes = Buffer.from(first.dataUrl.split(',')[1] ?? '', 'base64')
+    const meta = await sharp(bytes).metadata()
+    expect(meta.format).toBe('webp')
+    expect(Math.max(meta.width, meta.height)).toBeLessThanOrEqual(64)
+    // Stored now: the same preview comes without the address (as offline).
+    const again = await ok('media.preview', { sha256: picture.sha256, size: 64 })
+    expect(again.dataUrl).toBe(first.dataUrl)
+    // One this machine never had, with nowhere to fetch it from.
+    const unknown = await call('media.preview', { sha256: 'ab'.repeat(32) })
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+    const bad = await call('media.preview', { sha256: 'not a hash' })
+    expect(bad).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
   })
 
   it('runs to a node: only it and what it needs, past a half-built branch', async () => {

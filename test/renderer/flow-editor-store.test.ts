@@ -195,6 +195,9 @@ class MainProcessDouble {
       getInfo: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
       openExternal: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
     },
+    media: {
+      preview: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
+    },
     account: {
       summary: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
     },

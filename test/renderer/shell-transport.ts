@@ -164,6 +164,9 @@ export class ShellMain {
       },
       openExternal: () => ok(null),
     },
+    media: {
+      preview: () => failed({ code: 'UNAVAILABLE', message: 'Not part of these tests.' }),
+    },
     account: {
       summary: () => {
         this.record('account.summary')

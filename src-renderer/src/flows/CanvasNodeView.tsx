@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
 import { firstImage, inputKey, type CanvasNode, type FileNodeInput } from './document'
 import { creditsWords, elapsedWords, NODE_STATE_WORDS, typeFamily } from './words'
+import { MediaImage } from '../components/MediaImage'
 
 /** The current time, renewed every second while `ticking`, for a running node's clock. */
 function useTicking(ticking: boolean): number {
@@ -149,7 +150,11 @@ export const CanvasNodeView = memo(function CanvasNodeView({
         </div>
       ) : null}
       {image ? (
-        <img className="flow-node-preview" src={image.url} alt={`Output of ${record.label}`} />
+        <MediaImage
+          className="flow-node-preview"
+          source={image}
+          alt={`Output of ${record.label}`}
+        />
       ) : null}
     </div>
   )

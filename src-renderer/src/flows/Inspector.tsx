@@ -26,6 +26,7 @@ import {
 } from './document'
 import { specOfFlowInput, specOfNodeInput, ValueField } from './inputs'
 import { creditsWords, NODE_STATE_WORDS, typeFamily } from './words'
+import { MediaImage } from '../components/MediaImage'
 
 /** The types a flow port can be given here: the ones the connection rules know, and lists. */
 const PORT_TYPES = [...KNOWN_VARIABLE_TYPES, 'image[]', 'text[]']
@@ -281,7 +282,7 @@ function NodeInspector({
           {run.error ? <p className="field-problem">{run.error.message}</p> : null}
           {images.map(({ name, image }) => (
             <figure key={name} className="inspector-output-image">
-              <img src={image.url} alt={`${name} of ${record.label}`} />
+              <MediaImage source={image} alt={`${name} of ${record.label}`} />
               <figcaption>{name}</figcaption>
             </figure>
           ))}

@@ -8,22 +8,26 @@ import { creditsWords } from './words'
 
 /** The palette: searchable, grouped by category, each entry with its price per run. */
 export function Palette() {
-  const { palette, paletteProblem, readOnly, loadPalette, addPaletteNode } = useAppStore(
-    useShallow((s) => ({
-      palette: s.palette,
-      paletteProblem: s.paletteProblem,
-      readOnly: s.editor?.readOnly ?? true,
-      loadPalette: s.loadPalette,
-      addPaletteNode: s.addPaletteNode,
-    })),
-  )
+  const { palette, paletteProblem, readOnly, openFlowId, loadPalette, addPaletteNode } =
+    useAppStore(
+      useShallow((s) => ({
+        palette: s.palette,
+        paletteProblem: s.paletteProblem,
+        readOnly: s.editor?.readOnly ?? true,
+        openFlowId: s.editor?.id ?? null,
+        loadPalette: s.loadPalette,
+        addPaletteNode: s.addPaletteNode,
+      })),
+    )
   const groups = useMemo(() => {
     const byCategory = new Map<string, PaletteItem[]>()
     for (const item of palette ?? []) {
+      // A flow cannot be a node of itself (the executor refuses the recursion anyway).
+      if (item.kind === 'sub_flow' && item.target === openFlowId) continue
       byCategory.set(item.category, [...(byCategory.get(item.category) ?? []), item])
     }
     return [...byCategory.entries()].sort(([a], [b]) => a.localeCompare(b))
-  }, [palette])
+  }, [palette, openFlowId])
 
   return (
     <aside className="flow-palette" aria-label="Node palette">
