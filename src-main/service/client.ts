@@ -115,7 +115,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   ) => Promise<{ response: Response }>
 
   async function call(method: Verb, path: string, init: object = {}): Promise<unknown> {
-    const { timeoutMs, onHeaders, ...rest } = init as LooseInit
+    const { timeoutMs, onHeaders, signal, ...rest } = init as LooseInit & { signal?: AbortSignal }
     if (timeoutMs !== undefined) assertTimeout(timeoutMs)
     // A non-2xx never reaches openapi-fetch: the transport turns it into a
     // ServiceError, so there is no `error` branch for a caller to forget.
@@ -123,7 +123,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       ...rest,
       // The transport has parsed the body already (see parsedBodies); openapi-fetch leaves it.
       parseAs: 'stream',
-      fetch: (req: Request) => transport(req, { timeoutMs }),
+      // The signal goes to the transport, not into the Request: a Request made with a signal
+      // hangs a listener on it until a garbage collection, and one signal may serve thousands
+      // of calls (an upload).
+      fetch: (req: Request) => transport(req, { timeoutMs, signal }),
     })
     onHeaders?.(response.headers)
     return parsedBodies.get(response)

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -597,6 +598,17 @@ describe('timeouts and cancelling', () => {
     expect(server.requests).toHaveLength(1)
     expect(error).toMatchObject({ code: 'OUTCOME_UNKNOWN', outcomeUnknown: true })
     expect(error.message).toContain('did not answer within 150 ms after the request was sent')
+  })
+
+  it('leaves no listener on a signal that many calls share', async () => {
+    const { client } = clientFor()
+    const shared = new AbortController()
+    for (let i = 0; i < 50; i++) server.enqueue(reply.json(200, BALANCE))
+    for (let i = 0; i < 50; i++) {
+      await client.get('/v1/billing/balance', { signal: shared.signal })
+    }
+    // An upload passes one signal to thousands of calls: each must take its listener back.
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0)
   })
 
   it('stops at once when the caller aborts during a request', async () => {

@@ -39,8 +39,10 @@ const FINISHED: ReadonlySet<FileState> = new Set(['done', 'duplicate', 'failed']
 /** The counts behind the progress bars, kept as files move; `snapshot` reads them. */
 export class ProgressTally {
   private readonly files = new Map<number, FileProgress>()
+  private readonly totals = { files: 0, done: 0, duplicates: 0, failed: 0, bytes: 0, bytesDone: 0 }
   private readonly sent: { at: number; bytes: number }[] = []
   private bytesSent = 0
+  private windowBytes = 0
   phase: UploadPhase = 'scanning'
 
   /** Known once the manifest is found or made. */
@@ -56,8 +58,25 @@ export class ProgressTally {
       ...change,
     }
     if (next.state === 'done' || next.state === 'duplicate') next.bytesDone = next.sizeBytes
+    if (before) this.count(before, -1)
+    this.count(next, 1)
     this.files.set(seq, next)
     return next
+  }
+
+  /**
+   * Keeps the totals as files change, so a snapshot costs the same for ten files as for a
+   * hundred thousand (it is taken at every file event).
+   */
+  private count(file: FileProgress, sign: 1 | -1): void {
+    const { totals } = this
+    totals.files += sign
+    totals.bytes += sign * file.sizeBytes
+    if (file.state === 'done') totals.done += sign
+    else if (file.state === 'duplicate') totals.duplicates += sign
+    else if (file.state === 'failed') totals.failed += sign
+    if (file.state !== 'hashing')
+      totals.bytesDone += sign * Math.min(file.bytesDone, file.sizeBytes)
   }
 
   get(seq: number): FileProgress | undefined {
@@ -69,7 +88,15 @@ export class ProgressTally {
     const at = this.clock()
     this.bytesSent += bytes
     this.sent.push({ at, bytes })
-    while (this.sent.length > 0 && (this.sent[0]?.at ?? at) < at - RATE_WINDOW_MS) this.sent.shift()
+    this.windowBytes += bytes
+    this.forget(at)
+  }
+
+  /** Drops what fell out of the rate's window, keeping its sum. */
+  private forget(now: number): void {
+    while (this.sent.length > 0 && (this.sent[0]?.at ?? now) < now - RATE_WINDOW_MS) {
+      this.windowBytes -= this.sent.shift()?.bytes ?? 0
+    }
   }
 
   /** Every file that is not finished, for a summary of what is left. */
@@ -82,21 +109,19 @@ export class ProgressTally {
   }
 
   snapshot(): UploadProgress {
-    const files = { total: 0, done: 0, duplicates: 0, failed: 0 }
-    const bytes = { total: 0, done: 0 }
-    for (const file of this.files.values()) {
-      files.total++
-      bytes.total += file.sizeBytes
-      if (file.state === 'done') files.done++
-      else if (file.state === 'duplicate') files.duplicates++
-      else if (file.state === 'failed') files.failed++
-      if (file.state !== 'hashing') bytes.done += Math.min(file.bytesDone, file.sizeBytes)
+    const { totals } = this
+    const files = {
+      total: totals.files,
+      done: totals.done,
+      duplicates: totals.duplicates,
+      failed: totals.failed,
     }
+    const bytes = { total: totals.bytes, done: totals.bytesDone }
     const now = this.clock()
-    const recent = this.sent.filter((entry) => entry.at >= now - RATE_WINDOW_MS)
-    const first = recent[0]
+    this.forget(now)
+    const first = this.sent[0]
     const span = first ? Math.max(now - first.at, 1_000) : 0
-    const rate = first ? (recent.reduce((sum, entry) => sum + entry.bytes, 0) / span) * 1000 : 0
+    const rate = first ? (this.windowBytes / span) * 1000 : 0
     const left = bytes.total - bytes.done
     return {
       manifestId: this.manifestId,

@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { basename, join, posix, resolve } from 'node:path'
 import type { UploadFile, UploadsRepository } from '../../db'
 import type { ServiceClient } from '../../service'
@@ -16,6 +17,7 @@ import { ProgressTally, type FileProgress, type UploadProgress } from './progres
 
 export const DEFAULT_FILE_CONCURRENCY = 4
 export const DEFAULT_PARTS_IN_FLIGHT = 8
+const HASHING_AT_ONCE = Math.max(1, Math.floor(availableParallelism() / 2))
 /** A file that keeps changing under the upload is given up after this many fresh starts. */
 const MAX_RESTARTS = 2
 /** Progress snapshots at most this often; file events and phase changes go at once. */
@@ -102,6 +104,12 @@ class FolderUploadRun {
   private canceled = false
   private lastProgress = 0
   private readonly limiter
+  /**
+   * Files hashed at once. Hashing every file of a batch before any sends (four 256 MiB files
+   * at once) leaves the network idle for seconds; one or two at a time, the first file starts
+   * sending while the next is hashed.
+   */
+  private readonly hashing
   private readonly started = performance.now()
   private readonly failures = new Map<number, UploadFailure>()
   private contentTypes = new Map<string, string>()
@@ -121,6 +129,7 @@ class FolderUploadRun {
   constructor(private readonly options: FolderUploadOptions) {
     this.root = resolve(options.root)
     this.limiter = createPartLimiter(options.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT)
+    this.hashing = createPartLimiter(HASHING_AT_ONCE)
   }
 
   start(): FolderUpload {
@@ -360,13 +369,19 @@ class FolderUploadRun {
     const { uploads } = this.options
     this.update(row.seq, { state: 'hashing', bytesDone: 0 })
     let hashed = 0
-    const result = await hashFile(path, {
-      signal,
-      onBytes: (bytes) => {
-        hashed += bytes
-        this.tally.set(row.seq, { state: 'hashing', bytesDone: hashed })
-      },
-    })
+    const release = await this.hashing.acquire(signal)
+    let result
+    try {
+      result = await hashFile(path, {
+        signal,
+        onBytes: (bytes) => {
+          hashed += bytes
+          this.tally.set(row.seq, { state: 'hashing', bytesDone: hashed })
+        },
+      })
+    } finally {
+      release()
+    }
     let current = row
     if (result.sizeBytes !== row.sizeBytes || result.mtimeMs !== row.mtimeMs) {
       uploads.addFiles(row.manifestId, [
