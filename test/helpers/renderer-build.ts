@@ -28,13 +28,22 @@ export interface ServedRenderer {
  */
 export async function buildAndServeRenderer(): Promise<ServedRenderer> {
   const outDir = mkdtempSync(join(tmpdir(), 'atelier-renderer-'))
-  await build({
-    root: join(root, 'src-renderer'),
-    base: './',
-    logLevel: 'warn',
-    plugins: [react()],
-    build: { outDir, emptyOutDir: true },
-  })
+  // Vite takes React's production or development build from NODE_ENV, which vitest sets to
+  // `test`: the tests must see the bundle the app ships (React's development build is several
+  // times slower and measures every render). Set only while the build runs.
+  const nodeEnv = process.env.NODE_ENV
+  process.env.NODE_ENV = 'production'
+  try {
+    await build({
+      root: join(root, 'src-renderer'),
+      base: './',
+      logLevel: 'warn',
+      plugins: [react()],
+      build: { outDir, emptyOutDir: true },
+    })
+  } finally {
+    process.env.NODE_ENV = nodeEnv
+  }
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
     const file = normalize(join(outDir, path === '/' ? 'index.html' : decodeURIComponent(path)))

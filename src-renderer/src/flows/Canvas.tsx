@@ -10,7 +10,7 @@ import {
   type NodeTypes,
 } from '@xyflow/react'
 import '@xyflow/react/dist/style.css'
-import { useCallback, useMemo, type DragEvent } from 'react'
+import { useCallback, useMemo, useState, type DragEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
 import { CanvasNodeView } from './CanvasNodeView'
@@ -71,14 +71,16 @@ export function Canvas() {
     return (docNodes ?? []).map((node) => viewOf(node, selected.has(node.id), measured[node.id]))
   }, [docNodes, selection.nodeIds, measured])
 
+  const [edgesFor] = useState(memoizedEdges)
+  const baseEdges = edgesFor(docNodes ?? [])
   const edges = useMemo(() => {
     const selected = new Set(selection.edgeIds)
-    return edgesOf(docNodes ?? []).map((edge): CanvasEdge => ({
+    return baseEdges.map((edge): CanvasEdge => ({
       ...edge,
       selected: selected.has(edge.id),
       className: `edge type-${typeFamily(edge.data?.variableType ?? '')}`,
     }))
-  }, [docNodes, selection.edgeIds])
+  }, [baseEdges, selection.edgeIds])
 
   // Refused as it is drawn: React Flow greys the handle out and draws nothing.
   const isValidConnection = useCallback<IsValidConnection<CanvasEdge>>(
@@ -133,4 +135,23 @@ export function Canvas() {
       </ReactFlow>
     </div>
   )
+}
+
+/**
+ * The edges of the nodes, worked out again only when a node's record changed: a drag moves
+ * positions at every pointer move and leaves every record as it was, and 1,500 new edge objects
+ * per move made React Flow rebuild and re-render every edge.
+ */
+function memoizedEdges(): (nodes: readonly CanvasNode[]) => CanvasEdge[] {
+  let records: readonly unknown[] = []
+  let edges: CanvasEdge[] = []
+  return (nodes) => {
+    const same =
+      nodes.length === records.length && nodes.every((node, i) => node.data.record === records[i])
+    if (!same) {
+      records = nodes.map((node) => node.data.record)
+      edges = edgesOf(nodes)
+    }
+    return edges
+  }
 }

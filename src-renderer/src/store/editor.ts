@@ -257,7 +257,11 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       if (!saving) set({ saveStatus: 'saved', saveProblem: null })
       return
     }
-    if (state.saveStatus !== 'saving') set({ saveStatus: 'pending' })
+    // Set only when it changes: a drag changes the document at every move, and each set wakes
+    // every subscriber of the store.
+    if (state.saveStatus !== 'saving' && state.saveStatus !== 'pending') {
+      set({ saveStatus: 'pending' })
+    }
     scheduleSave()
   }
 
