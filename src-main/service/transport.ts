@@ -253,65 +253,44 @@ export function createTransport(config: TransportConfig): Transport {
       if (timeout.aborted) return timeoutFailure(timeoutMs)
       return undefined
     }
-    // One controller for both, whose listener on the caller's signal is removed once the body
-    // is read: AbortSignal.any would leave one per call on a signal shared by many calls (an
-    // upload of thousands of files), until a garbage collection.
-    const both = new AbortController()
-    const abort = () => {
-      both.abort(signal.aborted ? signal.reason : timeout.reason)
-    }
-    if (signal.aborted || timeout.aborted) abort()
-    signal.addEventListener('abort', abort, { once: true })
-    timeout.addEventListener('abort', abort, { once: true })
-    const detach = () => {
-      signal.removeEventListener('abort', abort)
-      timeout.removeEventListener('abort', abort)
-    }
-    const exchange = async (): Promise<Response | Failure> => {
-      let response: Response
-      try {
-        response = await config.fetch(url, {
-          method,
-          headers,
-          body: body ?? null,
-          signal: both.signal,
-          // A redirect would carry the key to wherever it points.
-          redirect: 'manual',
-        })
-      } catch (error) {
-        return interrupted() ?? networkFailure(url, error)
-      }
-      if (!response.ok) return httpFailure(response)
-
-      let text: string
-      try {
-        text = await response.text()
-      } catch (error) {
-        return interrupted() ?? badBody(response, 'the body broke off part-way', true, error)
-      }
-      let parsed: { value: unknown } | null = null
-      if (text.trim() !== '') {
-        // Parsed here, the one place that still knows the request, so the error can say which
-        // one; the client takes the value from `parsedBodies` instead of parsing it again.
-        try {
-          parsed = { value: JSON.parse(text) }
-        } catch (error) {
-          return badBody(response, 'the body is not valid JSON', false, error)
-        }
-      }
-      const answer = new Response(NULL_BODY_STATUS.has(response.status) ? null : text, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      })
-      if (parsed !== null) parsedBodies.set(answer, parsed.value)
-      return answer
-    }
+    let response: Response
     try {
-      return await exchange()
-    } finally {
-      detach()
+      response = await config.fetch(url, {
+        method,
+        headers,
+        body: body ?? null,
+        signal: AbortSignal.any([signal, timeout]),
+        // A redirect would carry the key to wherever it points.
+        redirect: 'manual',
+      })
+    } catch (error) {
+      return interrupted() ?? networkFailure(url, error)
     }
+    if (!response.ok) return httpFailure(response)
+
+    let text: string
+    try {
+      text = await response.text()
+    } catch (error) {
+      return interrupted() ?? badBody(response, 'the body broke off part-way', true, error)
+    }
+    let parsed: { value: unknown } | null = null
+    if (text.trim() !== '') {
+      // Parsed here, the one place that still knows the request, so the error can say which
+      // one; the client takes the value from `parsedBodies` instead of parsing it again.
+      try {
+        parsed = { value: JSON.parse(text) }
+      } catch (error) {
+        return badBody(response, 'the body is not valid JSON', false, error)
+      }
+    }
+    const answer = new Response(NULL_BODY_STATUS.has(response.status) ? null : text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
+    if (parsed !== null) parsedBodies.set(answer, parsed.value)
+    return answer
   }
 }
 
