@@ -18,6 +18,7 @@ export {
   FlowRunError,
   isFlowRunError,
   runFlow,
+  runnerFor,
   type FlowRunErrorCode,
   type FlowRunners,
   type FlowRunResult,

@@ -3,6 +3,7 @@ import type { FlowCheck } from '../../src-shared/domain/flow-editor'
 import {
   checkFlowInputs,
   parseFlowDocument,
+  runnerFor,
   validateFlow,
   type FlowCatalog,
   type FlowDocument,
@@ -88,14 +89,7 @@ export function estimateNodes(
       byNode[node.id] = Object.values(nested).reduce((sum, micro) => sum + micro, 0)
       continue
     }
-    const runner =
-      node.type_code === 'model'
-        ? runners.model
-        : node.type_code === 'builtin'
-          ? runners.builtin
-          : node.type_code === 'wfengine_workflow'
-            ? runners.wfengine_workflow
-            : undefined
+    const runner = runnerFor(runners, node)
     if (!runner?.estimate) {
       byNode[node.id] = 0
       continue

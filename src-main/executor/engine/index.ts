@@ -15,7 +15,7 @@ import type { OnlineCatalog } from '../catalog-online'
 import type { FlowDocument, PortValue } from '../types'
 import { checkFlowInputs, planFlow, type FlowCatalog, type FlowPlan } from '../validate'
 import { credits, FlowRunError } from './errors'
-import { Scheduler, type FlowRunners } from './scheduler'
+import { runnerFor, Scheduler, type FlowRunners } from './scheduler'
 
 /**
  * The scheduler: runs a flow on this machine, node by node, with the runners of `remote/` and
@@ -306,14 +306,7 @@ async function estimate(
           : 0
       continue
     }
-    const runner =
-      node.type_code === 'model'
-        ? runners.model
-        : node.type_code === 'builtin'
-          ? runners.builtin
-          : node.type_code === 'wfengine_workflow'
-            ? runners.wfengine_workflow
-            : undefined
+    const runner = runnerFor(runners, node)
     if (!runner?.estimate) {
       byNode[id] = 0
       continue
@@ -362,4 +355,4 @@ async function balanceOf(
 }
 
 export { credits, FlowRunError, isFlowRunError, type FlowRunErrorCode } from './errors'
-export type { FlowRunners } from './scheduler'
+export { runnerFor, type FlowRunners } from './scheduler'

@@ -27,6 +27,20 @@ export interface FlowRunners {
   wfengine_workflow?: NodeRunner
 }
 
+/** The runner of a node's kind; none for a sub-flow (the scheduler runs its graph itself). */
+export function runnerFor(runners: FlowRunners, node: FlowNode): NodeRunner | undefined {
+  switch (node.type_code) {
+    case 'model':
+      return runners.model
+    case 'builtin':
+      return runners.builtin
+    case 'wfengine_workflow':
+      return runners.wfengine_workflow
+    default:
+      return undefined
+  }
+}
+
 export interface SchedulerOptions {
   flowRunId: string
   runners: FlowRunners
@@ -430,7 +444,7 @@ export class Scheduler {
       }
     }
 
-    const runner = this.runnerOf(node)
+    const runner = runnerFor(this.options.runners, node)
     if (!runner) {
       const error = {
         code: 'RUNNER_MISSING',
@@ -624,19 +638,6 @@ export class Scheduler {
     this.emitNode(scope, node.id, state, { type: 'node-succeeded', outputs, costMicro })
     // The inner nodes counted their own cost already.
     return { status: 'done', outcome: { outputs, costMicro } }
-  }
-
-  private runnerOf(node: FlowNode): NodeRunner | undefined {
-    switch (node.type_code) {
-      case 'model':
-        return this.options.runners.model
-      case 'builtin':
-        return this.options.runners.builtin
-      case 'wfengine_workflow':
-        return this.options.runners.wfengine_workflow
-      default:
-        return undefined
-    }
   }
 
   private modelLimiter(modelId: string): Limiter {
