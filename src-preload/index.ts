@@ -1,6 +1,5 @@
 import { contextBridge, ipcRenderer } from 'electron'
-import type { AtelierApi } from '../src-shared/ipc/api'
-import type { IpcArgs, IpcChannel, IpcValue } from '../src-shared/ipc/contract'
+import { buildApi } from '../src-shared/ipc/build-api'
 import {
   IPC_EVENT_PREFIX,
   IPC_EVENTS,
@@ -9,14 +8,8 @@ import {
 } from '../src-shared/ipc/events'
 import type { IpcResult } from '../src-shared/ipc/result'
 
-// Only types come from the contract: the preload bundle stays free of zod, and main validates.
-function invoke<C extends IpcChannel>(
-  channel: C,
-  args?: IpcArgs<C>,
-): Promise<IpcResult<IpcValue<C>>> {
-  return ipcRenderer.invoke(channel, args) as Promise<IpcResult<IpcValue<C>>>
-}
-
+// Only the channel list and types come from the contract: the preload stays free of zod, and main
+// validates.
 function on<E extends IpcEventName>(
   event: E,
   listener: (payload: IpcEvents[E]) => void,
@@ -32,44 +25,9 @@ function on<E extends IpcEventName>(
 }
 
 // The renderer gets a domain-shaped API, never ipcRenderer or a raw channel name.
-const api = {
-  app: {
-    getInfo: () => invoke('app.getInfo'),
-    openExternal: (args) => invoke('app.openExternal', args),
-  },
-  account: {
-    summary: () => invoke('account.summary'),
-  },
-  sync: {
-    getStatus: () => invoke('sync.getStatus'),
-    start: () => invoke('sync.start'),
-  },
-  search: {
-    query: (args) => invoke('search.query', args),
-  },
-  flows: {
-    list: () => invoke('flows.list'),
-    get: (args) => invoke('flows.get', args),
-    create: (args) => invoke('flows.create', args),
-    save: (args) => invoke('flows.save', args),
-    rename: (args) => invoke('flows.rename', args),
-    delete: (args) => invoke('flows.delete', args),
-    restore: (args) => invoke('flows.restore', args),
-    import: (args) => invoke('flows.import', args),
-    export: (args) => invoke('flows.export', args),
-    saveVersion: (args) => invoke('flows.saveVersion', args),
-    restoreVersion: (args) => invoke('flows.restoreVersion', args),
-    check: (args) => invoke('flows.check', args),
-    palette: () => invoke('flows.palette'),
-  },
-  flowRuns: {
-    start: (args) => invoke('flowRuns.start', args),
-    cancel: (args) => invoke('flowRuns.cancel', args),
-  },
-  media: {
-    preview: (args) => invoke('media.preview', args),
-  },
+const api = buildApi(
+  (channel, args) => ipcRenderer.invoke(channel, args) as Promise<IpcResult<unknown>>,
   on,
-} satisfies AtelierApi
+)
 
 contextBridge.exposeInMainWorld('atelier', api)

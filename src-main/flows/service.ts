@@ -8,7 +8,7 @@ import {
   RemoteRunner,
   type FlowRunners,
 } from '../executor'
-import type { FlowEditorControl } from '../ipc/handlers'
+import type { FlowEditorControl } from '../ipc/core-access'
 import type { Logger } from '../log'
 import { MediaStore, previewOf } from '../media-store'
 import type { ServiceClient } from '../service'

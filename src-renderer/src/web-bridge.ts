@@ -11,7 +11,7 @@
  * socket reconnects, waiting longer each time up to 5 s.
  */
 import type { AtelierApi } from '../../src-shared/ipc/api'
-import { IPC_CHANNELS } from '../../src-shared/ipc/channels'
+import { buildApi } from '../../src-shared/ipc/build-api'
 import { IPC_EVENTS } from '../../src-shared/ipc/events'
 import type { IpcResult } from '../../src-shared/ipc/result'
 
@@ -122,14 +122,7 @@ function createWebBridge(url: URL, maxBytes: number): AtelierApi {
       else queued.push(text)
     })
 
-  const api: Record<string, unknown> = {}
-  for (const channel of IPC_CHANNELS) {
-    const [domain = '', verb = ''] = channel.split('.')
-    const calls = (api[domain] ?? {}) as Record<string, (args?: unknown) => unknown>
-    calls[verb] = (args?: unknown) => call(channel, args)
-    api[domain] = calls
-  }
-  api.on = (event: string, listener: (payload: unknown) => void) => {
+  const on = (event: string, listener: (payload: unknown) => void) => {
     if (!(IPC_EVENTS as readonly string[]).includes(event)) return () => undefined
     const set = listeners.get(event) ?? new Set()
     listeners.set(event, set)
@@ -138,11 +131,8 @@ function createWebBridge(url: URL, maxBytes: number): AtelierApi {
       set.delete(listener)
     }
   }
-  for (const value of Object.values(api)) Object.freeze(value)
   connect()
-  // The cast holds because IPC_CHANNELS lists every channel of the contract (a compile-time test
-  // checks it) and each `<domain>.<verb>` became `api.<domain>.<verb>`, which is AtelierApi.
-  return Object.freeze(api) as unknown as AtelierApi
+  return buildApi(call, on as AtelierApi['on'])
 }
 
 const marker = document.querySelector<HTMLMetaElement>(`meta[name="${MARKER}"]`)

@@ -1,4 +1,8 @@
 import type { IpcChannel } from './contract'
+import { ASSETS_CHANNELS } from './channels/assets'
+import { EVALUATIONS_CHANNELS } from './channels/evaluations'
+import { RUNS_CHANNELS } from './channels/runs'
+import { SETTINGS_CHANNELS } from './channels/settings'
 
 /**
  * The channel list, kept apart from the schemas so that the preload bundle carries no zod.
@@ -27,4 +31,8 @@ export const IPC_CHANNELS = [
   'flowRuns.start',
   'flowRuns.cancel',
   'media.preview',
+  ...RUNS_CHANNELS,
+  ...EVALUATIONS_CHANNELS,
+  ...ASSETS_CHANNELS,
+  ...SETTINGS_CHANNELS,
 ] as const satisfies readonly IpcChannel[]

@@ -11,26 +11,19 @@ import {
   type StoredFlow,
 } from '../domain/flow-editor'
 import { searchQuerySchema, type SearchResult } from '../domain/search'
+import { channel } from './channel'
+import { assetsContract } from './contracts/assets'
+import { evaluationsContract } from './contracts/evaluations'
+import { runsContract } from './contracts/runs'
+import { settingsContract } from './contracts/settings'
 import type { SyncStatus } from '../domain/sync'
 
 /**
  * One entry per IPC channel: the zod schema of its single argument and, as a phantom type,
  * what it answers. Channel names are `<domain>.<verb>`; the preload turns them into
- * `window.atelier.<domain>.<verb>(args)`.
+ * `window.atelier.<domain>.<verb>(args)`. The review, asset and settings domains keep their
+ * channels in `./contracts/<domain>` so each grows in a file of its own.
  */
-interface ChannelContract<Args extends z.ZodType, Result> {
-  args: Args
-  /** Never read at run time: carries the result type to both ends. */
-  result: Result
-}
-
-function channel<Result>() {
-  return <Args extends z.ZodType>(args: Args): ChannelContract<Args, Result> => ({
-    args,
-    result: undefined as Result,
-  })
-}
-
 const noArgs = z.undefined()
 
 export const ipcContract = {
@@ -82,6 +75,10 @@ export const ipcContract = {
    * NOT_AN_IMAGE for a video.
    */
   'media.preview': channel<MediaPreview>()(editor.preview),
+  ...runsContract,
+  ...evaluationsContract,
+  ...assetsContract,
+  ...settingsContract,
 } as const
 
 export type IpcContract = typeof ipcContract

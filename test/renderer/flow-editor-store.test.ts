@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { unavailableApi } from './unavailable-api'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FlowProblem } from '../../src-shared/domain/flow'
 import type {
@@ -191,6 +192,7 @@ class MainProcessDouble {
   }
 
   readonly api: AtelierApi = {
+    ...unavailableApi(),
     app: {
       getInfo: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),
       openExternal: () => Promise.resolve(fail('UNAVAILABLE', 'Not part of these tests.')),

@@ -1,3 +1,4 @@
+import { unavailableApi } from './unavailable-api'
 import { act } from '@testing-library/react'
 import type { AccountSummary, AppInfo } from '../../src-shared/domain/app'
 import type { FlowSummary, StoredFlow } from '../../src-shared/domain/flow-editor'
@@ -150,6 +151,7 @@ export class ShellMain {
   }
 
   readonly api: AtelierApi = {
+    ...unavailableApi(),
     app: {
       getInfo: () => {
         this.record('app.getInfo')
