@@ -14,6 +14,7 @@ import type { SyncStatus } from '../../src-shared/domain/sync'
 import { IpcHandlerError } from './dispatch'
 import type { AssetsControl } from './domains/assets'
 import type { EvaluationsControl } from './domains/evaluations'
+import type { RunPageControl } from './domains/run-page'
 import type { RunsControl } from './domains/runs'
 import type { SettingsControl } from './domains/settings'
 
@@ -29,6 +30,8 @@ export interface CoreControl {
   flows?: FlowEditorControl
   /** The offline review of runs and deliveries (issue 8). */
   runs?: RunsControl
+  /** One run's page: detail, deliveries, redeliver, cancel, re-run, compare (issue 8). */
+  runPage?: RunPageControl
   /** The offline review of evaluations and their feedback (issue 8). */
   evaluations?: EvaluationsControl
   /** The asset manager and the uploads it starts (issue 8). */

@@ -6,6 +6,7 @@ import { coreOf, type FlowEditorControl, type HandlerDeps, type Awaitable } from
 import { IpcHandlerError, type IpcHandlers } from './dispatch'
 import { assetsHandlers } from './domains/assets'
 import { evaluationsHandlers } from './domains/evaluations'
+import { runPageHandlers } from './domains/run-page'
 import { runsHandlers } from './domains/runs'
 import { settingsHandlers } from './domains/settings'
 
@@ -71,6 +72,7 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
     'flowRuns.cancel': (args) => editor(deps, (f) => f.cancelRun(args)),
     'media.preview': (args) => editor(deps, (f) => f.preview(args)),
     ...runsHandlers(deps),
+    ...runPageHandlers(deps),
     ...evaluationsHandlers(deps),
     ...assetsHandlers(deps),
     ...settingsHandlers(deps),

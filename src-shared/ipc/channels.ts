@@ -1,6 +1,7 @@
 import type { IpcChannel } from './contract'
 import { ASSETS_CHANNELS } from './channels/assets'
 import { EVALUATIONS_CHANNELS } from './channels/evaluations'
+import { RUN_PAGE_CHANNELS } from './channels/run-page'
 import { RUNS_CHANNELS } from './channels/runs'
 import { SETTINGS_CHANNELS } from './channels/settings'
 
@@ -32,6 +33,7 @@ export const IPC_CHANNELS = [
   'flowRuns.cancel',
   'media.preview',
   ...RUNS_CHANNELS,
+  ...RUN_PAGE_CHANNELS,
   ...EVALUATIONS_CHANNELS,
   ...ASSETS_CHANNELS,
   ...SETTINGS_CHANNELS,

@@ -14,6 +14,7 @@ import { searchQuerySchema, type SearchResult } from '../domain/search'
 import { channel } from './channel'
 import { assetsContract } from './contracts/assets'
 import { evaluationsContract } from './contracts/evaluations'
+import { runPageContract } from './contracts/run-page'
 import { runsContract } from './contracts/runs'
 import { settingsContract } from './contracts/settings'
 import type { SyncStatus } from '../domain/sync'
@@ -76,6 +77,7 @@ export const ipcContract = {
    */
   'media.preview': channel<MediaPreview>()(editor.preview),
   ...runsContract,
+  ...runPageContract,
   ...evaluationsContract,
   ...assetsContract,
   ...settingsContract,
