@@ -230,6 +230,53 @@ describe.runIf(available)('the browser mode (`atelier web`) in Chromium', () => 
     await page.close()
   })
 
+  it('runs no injected inline script, remote script or inline handler: the CSP blocks them', async () => {
+    const page = await context.newPage()
+    await page.goto(`${origin}/`)
+    await expect.poll(() => page.getByRole('navigation', { name: 'Sections' }).count()).toBe(1)
+    const outcome = await page.evaluate(async () => {
+      const marks = window as unknown as Record<string, unknown>
+      const violations: string[] = []
+      document.addEventListener('securitypolicyviolation', (event) => {
+        violations.push(`${event.effectiveDirective} ${event.blockedURI}`)
+      })
+      const inline = document.createElement('script')
+      inline.textContent = 'window.__inlineRan = true'
+      document.body.append(inline)
+      const remote = document.createElement('script')
+      remote.src = 'https://cdn.example.com/evil.js'
+      const remoteDone = new Promise((resolve) => {
+        remote.onerror = () => resolve('blocked')
+        remote.onload = () => resolve('loaded')
+      })
+      document.body.append(remote)
+      const handler = document.createElement('img')
+      handler.setAttribute('onerror', 'window.__handlerRan = true')
+      handler.src = 'data:,not-an-image'
+      document.body.append(handler)
+      const remoteResult = await remoteDone
+      // Violation reports are queued as tasks: let them arrive before reading.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      return {
+        inlineRan: marks.__inlineRan === true,
+        handlerRan: marks.__handlerRan === true,
+        remote: remoteResult,
+        violations,
+      }
+    })
+    expect(outcome.inlineRan).toBe(false)
+    expect(outcome.handlerRan).toBe(false)
+    expect(outcome.remote).toBe('blocked')
+    expect(outcome.violations).toEqual(
+      expect.arrayContaining([
+        'script-src-elem inline',
+        'script-src-elem https://cdn.example.com/evil.js',
+        'script-src-attr inline',
+      ]),
+    )
+    await page.close()
+  })
+
   it('answers the channels through the bridge, with the same validation as the desktop app', async () => {
     const page = await context.newPage()
     await page.goto(`${origin}/`)
