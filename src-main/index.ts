@@ -1,14 +1,11 @@
 // Electron lifecycle and wiring only: every service lives in its own folder and runs under Node in tests.
-import { join } from 'node:path'
 import { app, BrowserWindow, shell } from 'electron'
-import { startLocalSandbox, type Backend } from './app/backend'
 import { appUrl, createMainWindow } from './app/window'
 import { isSafeExternalUrl } from './app/policy'
-import { openCore, type Core } from './core'
-import { isDbError } from './db'
-import { createHandlers, type Unavailable } from './ipc'
+import { createHandlers } from './ipc'
 import { pushEvent, registerIpc } from './ipc/electron'
 import { openLogger, resolveLogLevel } from './log'
+import { CoreHost, createSettingsService } from './settings'
 
 if (!app.requestSingleInstanceLock()) {
   app.quit()
@@ -25,43 +22,37 @@ if (!app.requestSingleInstanceLock()) {
   const { level, problem } = resolveLogLevel(undefined)
   const logger = openLogger({ home, level, bindings: { process: 'app' } })
   if (problem) logger.warn(problem)
-  let backend: Backend | null = null
-  let core: Core | null = null
-  let unavailable: Unavailable | null = null
+  // The host owns the backend and the core: switching profile in Settings reopens the core.
+  // A current profile that cannot be used falls back to the sandbox, with a notice.
+  const host = new CoreHost({ home, logger, fallbackToSandbox: true })
+  const settings = createSettingsService({ host, logger })
 
   const showWindow = () => {
     const window = createMainWindow()
-    const unsubscribe = core?.onEvent((event, payload) => {
+    const unsubscribe = host.onEvent((event, payload) => {
       if (!window.isDestroyed()) pushEvent(window, event, payload)
     })
     // Notices raised before the page could listen (a mirror rebuilt at start) are told again.
     window.webContents.on('did-finish-load', () => {
-      for (const notice of core?.notices ?? []) pushEvent(window, 'app.notice', notice)
+      for (const notice of host.notices) pushEvent(window, 'app.notice', notice)
     })
-    window.on('closed', () => unsubscribe?.())
+    window.on('closed', unsubscribe)
   }
 
   void app.whenReady().then(async () => {
-    try {
-      backend = await startLocalSandbox(join(home, 'sandbox'))
-      core = openCore({ home, backend, logger, afterSync: [] })
-    } catch (error) {
+    // Never throws with the fallback: what failed is told through `core()` and the notices.
+    await host.open().catch((error: unknown) => {
       logger.error('the local service or data could not start', { err: error })
-      unavailable = isDbError(error)
-        ? { code: error.code, message: error.message }
-        : {
-            code: 'UNAVAILABLE',
-            message: 'Atelier could not start its local service; the log says why.',
-          }
-    }
+    })
     registerIpc(
       createHandlers({
         platform: process.platform,
-        backend: () => backend?.info ?? null,
+        backend: () => host.backend()?.info ?? null,
         openExternal: async (url) => {
           if (isSafeExternalUrl(url)) await shell.openExternal(url)
         },
-        core: () => core ?? unavailable,
+        core: () => host.core(),
+        settings,
       }),
       appUrl(),
     )
@@ -81,8 +72,7 @@ if (!app.requestSingleInstanceLock()) {
     if (stopped) return
     event.preventDefault()
     void (async () => {
-      await core?.close().catch(() => undefined)
-      await backend?.close().catch(() => undefined)
+      await host.close().catch(() => undefined)
       logger.close()
       stopped = true
       app.quit()

@@ -7,13 +7,18 @@ import { openDatabases, type Databases, type DbNotice } from '../db'
 import { openFlowEditor, type FlowEditor } from '../flows'
 import { requestLogger, type Logger } from '../log'
 import { MirrorSearch } from '../search'
+import { RunsList } from '../review/runs-list'
+import { RunPageService } from '../review/run-page'
+import { EvaluationReview } from '../review/evaluations'
+import { openAssetManager, type AssetManager } from '../review/assets'
+import { osKeychain } from '../secrets'
 import {
   createServiceClient,
   isServiceError,
   type ServiceClient,
   type ServiceClientOptions,
 } from '../service'
-import { SYNC_COLLECTIONS, SyncEngine, type SyncResult } from '../sync'
+import { SYNC_COLLECTIONS, SyncEngine, type SyncCollection, type SyncResult } from '../sync'
 import {
   OFFLINE_BACKOFF,
   SYNC_INTERVAL_MS,
@@ -76,6 +81,19 @@ export interface CoreOptions {
   afterSync?: readonly AfterSyncHook[]
   /** Passed on to the service client, e.g. fewer retries in tests. */
   client?: Pick<ServiceClientOptions, 'retry' | 'timeoutMs'>
+  /** What Settings chose (`src-main/settings`); `intervalMs` above wins over its interval. */
+  settings?: Partial<CoreSettings>
+}
+
+/** What the user sets in Settings and the core follows while it runs (`applySettings`). */
+export interface CoreSettings {
+  intervalMs: number
+  /** The collections each sync walks; the others keep what the mirror has. */
+  collections: readonly SyncCollection[]
+  /** False: the after-sync step named `media` is skipped. */
+  mediaDownloads: boolean
+  /** The output store's cap: read at open by the editor, before each pass by the media step. */
+  mediaCapBytes: number
 }
 
 export interface Core {
@@ -96,6 +114,16 @@ export interface Core {
   accountSummary: () => Promise<AccountSummary>
   /** The flow editor's services (`src-main/flows`); their run events go out as `flowRuns.event`. */
   readonly flows: FlowEditor
+  /** The Runs section's list over the mirror (`src-main/review/runs-list`). */
+  readonly runs: RunsList
+  /** One run's page: detail, refresh, cancel, re-run, redeliver (`src-main/review/run-page`). */
+  readonly runPage: RunPageService
+  /** The Evaluations section: list, page, feedback through the outbox, submit (`src-main/review/evaluations`). */
+  readonly evaluations: EvaluationReview
+  /** The Assets section: assets, folders, uploads and watched folders (`src-main/review/assets`). */
+  readonly assets: AssetManager
+  /** Followed from the next sync on; a new interval also plans the next sync anew. */
+  applySettings: (settings: Partial<CoreSettings>) => void
   /** Every `sync.status` and `app.notice` from now on; returns the unsubscribe. */
   onEvent: (sink: EventSink) => () => void
   /** Cancels the flow runs, aborts the running sync, plans no more, closes the databases. Idempotent. */
@@ -247,6 +275,14 @@ export function openCore(options: CoreOptions): Core {
     emit('app.notice', event)
   }
   const databases = openDatabases(options.home, { onNotice, clock })
+  const settings: CoreSettings = {
+    intervalMs: SYNC_INTERVAL_MS,
+    collections: SYNC_COLLECTIONS,
+    mediaDownloads: true,
+    mediaCapBytes: MEDIA_CAP_BYTES,
+    ...options.settings,
+  }
+  if (options.intervalMs !== undefined) settings.intervalMs = options.intervalMs
 
   const orgId = backend.organizationId
   let scheduler: SyncScheduler | null = null
@@ -277,7 +313,7 @@ export function openCore(options: CoreOptions): Core {
     orgId,
     home: options.home,
     mediaDir: MEDIA_DIR,
-    mediaMaxBytes: MEDIA_CAP_BYTES,
+    mediaMaxBytes: settings.mediaCapBytes,
     emit: (message) => {
       // First: the window asks for the balance as soon as it hears the run ended.
       if (message.event.type === 'flow-finished') account.invalidate()
@@ -287,7 +323,10 @@ export function openCore(options: CoreOptions): Core {
     clock,
   })
 
-  const afterSync = options.afterSync ?? [outboxStep(), mediaStep(options.home)]
+  const afterSync = options.afterSync ?? [
+    outboxStep(),
+    mediaStep(options.home, () => settings.mediaCapBytes),
+  ]
   const steps = SYNC_COLLECTIONS.length + afterSync.length
   const job: SyncJob = async (signal, progress) => {
     // A function, not the property: the steps' awaits can change it under the compiler's eyes.
@@ -311,10 +350,11 @@ export function openCore(options: CoreOptions): Core {
         progress(status)
       },
     })
-    const result = await engine.syncAll({ signal })
+    const result = await engine.syncAll({ signal, collections: settings.collections })
     if (result.state === 'aborted') return result
     for (const [index, hook] of afterSync.entries()) {
       if (stopped()) break
+      if (hook.name === 'media' && !settings.mediaDownloads) continue
       const step = SYNC_COLLECTIONS.length + index + 1
       progress({ collection: hook.name, done: 0, step, steps })
       try {
@@ -349,7 +389,7 @@ export function openCore(options: CoreOptions): Core {
     logger,
     clock,
     timers: options.timers ?? realTimers,
-    intervalMs: options.intervalMs ?? SYNC_INTERVAL_MS,
+    intervalMs: settings.intervalMs,
     backoff: options.backoff ?? OFFLINE_BACKOFF,
     lastOkAt: lastFullSync(databases, backend.profile, orgId),
     onStatus: (status) => {
@@ -363,6 +403,18 @@ export function openCore(options: CoreOptions): Core {
   // The first sync starts now; after a rebuilt mirror it is a full one, the cursors being gone.
   void running.syncNow(notices.length > 0 ? 'the mirror was rebuilt' : 'start')
 
+  const assets = openAssetManager({
+    client,
+    databases,
+    profile: backend.profile,
+    orgId,
+    home: options.home,
+    logger: logger.child({ component: 'assets' }),
+    clock,
+    emit,
+    syncNow: () => running.syncNow('assets uploaded'),
+  })
+
   let searcher: MirrorSearch | null = null
   let closing: Promise<void> | null = null
   return {
@@ -371,6 +423,27 @@ export function openCore(options: CoreOptions): Core {
     orgId,
     notices,
     flows,
+    runs: new RunsList(databases.mirror, { orgId }),
+    runPage: new RunPageService({
+      databases,
+      client,
+      profile: backend.profile,
+      orgId,
+      keychain: osKeychain(),
+      offline: () => running.status().state === 'offline',
+      onBalanceChange: () => {
+        account.invalidate()
+      },
+      logger: logger.child({ component: 'run-page' }),
+    }),
+    evaluations: new EvaluationReview({
+      databases,
+      client,
+      profile: backend.profile,
+      orgId,
+      isOffline: () => running.status().state === 'offline',
+    }),
+    assets,
     syncStatus: () => running.status(),
     syncNow: () => running.syncNow(),
     search: (query) => {
@@ -378,6 +451,13 @@ export function openCore(options: CoreOptions): Core {
       return searcher.searchChecked({ orgId }, query)
     },
     accountSummary: () => account.summary(),
+    applySettings: (changed) => {
+      Object.assign(settings, changed)
+      // The scheduler reads its options' interval each time it plans; a sync now plans afresh,
+      // and brings what a collection just switched on holds.
+      schedulerOptions.intervalMs = settings.intervalMs
+      void running.syncNow('the settings changed')
+    },
     onEvent: (sink) => {
       sinks.add(sink)
       return () => {
@@ -388,6 +468,10 @@ export function openCore(options: CoreOptions): Core {
       closing ??= (async () => {
         // First: the runs' last events and records need the sinks and the databases.
         account.close()
+        // Its held deletes need the client, its uploads the ledger.
+        await assets.close().catch((error: unknown) => {
+          logger.warn('the uploads did not close cleanly', { err: error })
+        })
         await flows.close().catch((error: unknown) => {
           logger.warn('the flow runs did not close cleanly', { err: error })
         })

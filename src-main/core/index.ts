@@ -37,7 +37,14 @@
  *   interval and the backoff on by hand while everything else (HTTP, SQLite) is real.
  */
 export { openCore } from './core'
-export type { AfterSyncContext, AfterSyncHook, Core, CoreOptions, EventSink } from './core'
+export type {
+  AfterSyncContext,
+  AfterSyncHook,
+  Core,
+  CoreOptions,
+  CoreSettings,
+  EventSink,
+} from './core'
 export { OFFLINE_BACKOFF, PROGRESS_EVENT_MS, SYNC_INTERVAL_MS } from './scheduler'
 export { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
 export { realTimers, type Timers } from './timers'

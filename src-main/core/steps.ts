@@ -53,17 +53,26 @@ export function outboxStep(): AfterSyncHook {
  * Presigned output URLs expire, so finished runs' outputs and assets' thumbnails are downloaded
  * after every pull. The store is opened on first use and closed with the core.
  */
-export function mediaStep(home: string): AfterSyncHook & { close: () => Promise<void> } {
+export function mediaStep(
+  home: string,
+  /** Read before each pass: a cap changed in Settings applies to the next one. */
+  maxBytes: () => number = () => MEDIA_CAP_BYTES,
+): AfterSyncHook & { close: () => Promise<void> } {
   let store: MediaStore | null = null
+  let cap = maxBytes()
   return {
     name: 'media',
     run: async ({ result, client, databases, orgId, signal, logger, progress }) => {
       if (result.state !== 'ok') return undefined
       store ??= new MediaStore({
         dir: join(home, MEDIA_DIR),
-        maxBytes: MEDIA_CAP_BYTES,
+        maxBytes: cap,
         isPinned: ledgerPins(databases.ledger),
       })
+      if (maxBytes() !== cap) {
+        cap = maxBytes()
+        await store.setMaxBytes(cap)
+      }
       const fetcher = new MediaFetcher({ client, mirror: databases.mirror, media: store, orgId })
       const report = await fetcher.pass({
         limit: MEDIA_PASS_LIMIT,

@@ -36,8 +36,6 @@ export interface CoreControl {
   evaluations?: EvaluationsControl
   /** The asset manager and the uploads it starts (issue 8). */
   assets?: AssetsControl
-  /** Profiles, the sandbox, webhooks and sync settings (issue 8). */
-  settings?: SettingsControl
 }
 
 export type Awaitable<T> = T | Promise<T>
@@ -80,6 +78,13 @@ export interface HandlerDeps {
   backend: () => BackendInfo | null
   /** The core; null while it opens, `Unavailable` when it could not open (e.g. LEDGER_DAMAGED). */
   core?: () => CoreControl | Unavailable | null
+  /** The system's folder dialog (Electron only); null when it was closed without a choice. */
+  chooseFolder?: () => Promise<string | null>
+  /**
+   * Profiles, the sandbox, webhooks and sync settings (issue 8). The host's, not the core's:
+   * switching profile closes the core and opens another, and this outlives both.
+   */
+  settings?: SettingsControl
 }
 
 export function coreOf(deps: HandlerDeps): CoreControl {

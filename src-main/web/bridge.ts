@@ -69,7 +69,8 @@ function parseCall(
  */
 export function createBridge(options: {
   handlers: IpcHandlers
-  core: Core | null
+  /** Where the events come from: the host's, which stay across switches of profile. */
+  core: Pick<Core, 'onEvent' | 'syncStatus' | 'notices'> | null
   logger: Logger
 }): Bridge {
   const { handlers, core, logger } = options

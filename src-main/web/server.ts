@@ -1,16 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { Backend } from '../app/backend'
 import { isSafeExternalUrl } from '../app/policy'
-import { openCore, type Core } from '../core'
-import { isDbError } from '../db'
-import { createHandlers, type Unavailable } from '../ipc'
+import { createHandlers } from '../ipc'
 import { openLogger, type LogLevel } from '../log'
-import { isSecretsError } from '../secrets'
-import { isServiceError } from '../service'
+import { CoreHost, createSettingsService } from '../settings'
 import { createWebAuth, type WebAuth } from './auth'
-import { openWebBackend } from './backend'
 import { BRIDGE_MAX_MESSAGE_BYTES, BRIDGE_PATH, createBridge, type Bridge } from './bridge'
 import { ensureRendererBuild } from './renderer-build'
 import { systemOpener } from './open-external'
@@ -81,12 +76,6 @@ function route(
   }
 }
 
-interface Services {
-  backend: Backend | null
-  core: Core | null
-  unavailable: Unavailable | null
-}
-
 /**
  * Atelier in a browser: the desktop app's main-process services (the backend, the core, the
  * IPC handlers) run here under Node, the renderer is served on 127.0.0.1, and `window.atelier`
@@ -100,7 +89,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     bindings: { process: 'web' },
   })
   const openExternal = options.openExternal ?? systemOpener(logger)
-  const services: Services = { backend: null, core: null, unavailable: null }
+  // The host owns the backend and the core: switching profile in Settings reopens the core.
+  const coreHost = new CoreHost({
+    home,
+    logger,
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+  })
   let server: ReturnType<typeof createServer> | undefined
   let bridge: Bridge | undefined
   const shutDown = async () => {
@@ -114,8 +108,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         })
       })
     }
-    await services.core?.close().catch(() => undefined)
-    await services.backend?.close().catch(() => undefined)
+    await coreHost.close().catch(() => undefined)
     logger.close()
   }
   let closing: Promise<void> | undefined
@@ -128,21 +121,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       ensureRendererBuild(home),
       (async () => {
         // A profile the service or the keychain refuses is the user's to fix at the terminal,
-        // before anything is served: those errors are thrown. The rest is told in the page, as
+        // before anything is served: the host throws those. The rest is told in the page, as
         // the desktop app does.
-        try {
-          services.backend = await openWebBackend(home, options.profile)
-          services.core = openCore({ home, backend: services.backend, logger, afterSync: [] })
-        } catch (error) {
-          if (isSecretsError(error) || isServiceError(error)) throw error
-          logger.error('the local service or data could not start', { err: error })
-          services.unavailable = isDbError(error)
-            ? { code: error.code, message: error.message }
-            : {
-                code: 'UNAVAILABLE',
-                message: 'Atelier could not start its local service; the log says why.',
-              }
-        }
+        await coreHost.open()
       })(),
     ])
     if (started.status === 'rejected') throw started.reason
@@ -150,13 +131,14 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const outDir = built.value
     const handlers = createHandlers({
       platform: process.platform,
-      backend: () => services.backend?.info ?? null,
+      backend: () => coreHost.backend()?.info ?? null,
       openExternal: async (url) => {
         if (isSafeExternalUrl(url)) await openExternal(url)
       },
-      core: () => services.core ?? services.unavailable,
+      core: () => coreHost.core(),
+      settings: createSettingsService({ host: coreHost, logger }),
     })
-    bridge = createBridge({ handlers, core: services.core, logger })
+    bridge = createBridge({ handlers, core: coreHost, logger })
     const site = await staticSite(outDir, {
       path: BRIDGE_PATH,
       maxBytes: BRIDGE_MAX_MESSAGE_BYTES,

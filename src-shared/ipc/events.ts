@@ -1,3 +1,4 @@
+import type { UploadProgressEvent } from '../domain/assets'
 import type { FlowRunEventMessage } from '../domain/flow-editor'
 import type { SyncStatus } from '../domain/sync'
 
@@ -8,6 +9,10 @@ export interface IpcEvents {
   'sync.status': SyncStatus
   /** Every event of a flow run started from the editor, as it happens. */
   'flowRuns.event': FlowRunEventMessage
+  /** A folder upload as it moves: at most ten a second per upload, files only when they change. */
+  'uploads.progress': UploadProgressEvent
+  /** The mirror's assets or folders changed outside a sync (a held delete sent or refused). */
+  'assets.changed': { reason: 'deleted' | 'delete-failed' | 'uploaded' }
 }
 
 export type IpcEventName = keyof IpcEvents
@@ -16,6 +21,8 @@ export const IPC_EVENTS = [
   'app.notice',
   'sync.status',
   'flowRuns.event',
+  'uploads.progress',
+  'assets.changed',
 ] as const satisfies readonly IpcEventName[]
 
 /** The prefix that keeps pushed events apart from invoke channels on the wire. */

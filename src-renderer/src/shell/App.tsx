@@ -1,7 +1,10 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
+import { AssetsPage } from '../assets'
 import { FlowsPage } from '../flows'
-import { useAppStore } from '../store'
+import { EvaluationsSection } from '../evaluations'
+import { RunsSection } from '../runs'
+import { useAppStore, type Section } from '../store'
 import { CommandPalette } from './CommandPalette'
 import { SECTION_COPY } from './sections'
 import { SettingsPage } from './SettingsPage'
@@ -10,13 +13,19 @@ import { Sidebar } from './Sidebar'
 import { Toasts } from './Toasts'
 import { useShellKeys } from './useShellKeys'
 
-function EmptyState({ title, hint }: { title: string; hint: string }) {
-  return (
-    <div className="empty-state" role="status">
-      <h2>{title}</h2>
-      <p>{hint}</p>
-    </div>
-  )
+/** One page per section; a section added to SECTIONS fails to compile until it has one. */
+const SECTION_PAGES: Record<Section, () => React.JSX.Element> = {
+  flows: FlowsPage,
+  assets: AssetsPage,
+  runs: RunsSection,
+  evaluations: EvaluationsSection,
+  settings: SettingsPage,
+}
+
+function SectionPage() {
+  const section = useAppStore((s) => s.section)
+  const Page = SECTION_PAGES[section]
+  return <Page />
 }
 
 export function App() {
@@ -88,13 +97,7 @@ export function App() {
           <h1 id="section-title">{copy.title}</h1>
           <p className="muted">{copy.summary}</p>
         </header>
-        {section === 'settings' ? (
-          <SettingsPage />
-        ) : section === 'flows' ? (
-          <FlowsPage />
-        ) : (
-          <EmptyState title={copy.emptyTitle} hint={copy.emptyHint} />
-        )}
+        <SectionPage />
       </main>
       <Toasts />
       <CommandPalette />

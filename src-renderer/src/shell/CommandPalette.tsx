@@ -220,6 +220,7 @@ function usePaletteGroups(search: string, found: Found, close: () => void): Pale
             hint: resultHint(item),
             run: act(() => {
               state.goTo(SECTION_OF[kind])
+              if (kind === 'run') state.openRun(item.id)
             }),
           })),
       })

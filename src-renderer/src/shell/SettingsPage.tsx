@@ -1,4 +1,14 @@
+import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
+import {
+  BalanceCard,
+  ProfilesCard,
+  SandboxCard,
+  StorageCard,
+  SyncCard,
+  WebhooksCard,
+} from '../settings'
+import '../settings/settings.css'
 import { useAppStore, type ThemeChoice } from '../store'
 
 const THEMES: { value: ThemeChoice; label: string }[] = [
@@ -8,46 +18,60 @@ const THEMES: { value: ThemeChoice; label: string }[] = [
 ]
 
 export function SettingsPage() {
-  const { theme, setTheme, appInfo } = useAppStore(
-    useShallow((s) => ({ theme: s.theme, setTheme: s.setTheme, appInfo: s.appInfo })),
+  const { theme, setTheme, appInfo, loadSettings, loadAccount } = useAppStore(
+    useShallow((s) => ({
+      theme: s.theme,
+      setTheme: s.setTheme,
+      appInfo: s.appInfo,
+      loadSettings: s.loadSettings,
+      loadAccount: s.loadAccount,
+    })),
   )
+
+  useEffect(() => {
+    void loadSettings()
+    void loadAccount()
+  }, [loadSettings, loadAccount])
+
   return (
-    <div className="settings">
-      <section className="card">
-        <h2>Appearance</h2>
-        <fieldset className="segmented" aria-label="Theme">
-          {THEMES.map(({ value, label }) => (
-            <label key={value} className={theme === value ? 'checked' : undefined}>
-              <input
-                type="radio"
-                name="theme"
-                value={value}
-                checked={theme === value}
-                onChange={() => {
-                  setTheme(value)
-                }}
-              />
-              {label}
-            </label>
-          ))}
-        </fieldset>
-      </section>
-      <section className="card">
-        <h2>Profiles</h2>
-        <p className="muted">
-          {appInfo?.backend?.kind === 'sandbox'
-            ? `No profile yet: Atelier is using its built-in local sandbox at ${appInfo.backend.url}. Everything you do there stays on this computer and costs nothing.`
-            : 'No profile yet. Atelier uses its built-in local sandbox until you add one.'}
-        </p>
-      </section>
-      <section className="card">
-        <h2>About</h2>
-        <p className="muted">
-          {appInfo
-            ? `Atelier ${appInfo.version} (${appInfo.shell}, ${appInfo.platform})`
-            : 'Atelier'}
-        </p>
-      </section>
+    <div className="settings settings-page">
+      <div className="settings-column">
+        <ProfilesCard />
+        <BalanceCard />
+        <WebhooksCard />
+        <SandboxCard />
+      </div>
+      <div className="settings-column">
+        <section className="card">
+          <h2>Appearance</h2>
+          <fieldset className="segmented" aria-label="Theme">
+            {THEMES.map(({ value, label }) => (
+              <label key={value} className={theme === value ? 'checked' : undefined}>
+                <input
+                  type="radio"
+                  name="theme"
+                  value={value}
+                  checked={theme === value}
+                  onChange={() => {
+                    setTheme(value)
+                  }}
+                />
+                {label}
+              </label>
+            ))}
+          </fieldset>
+        </section>
+        <SyncCard />
+        <StorageCard />
+        <section className="card">
+          <h2>About</h2>
+          <p className="muted">
+            {appInfo
+              ? `Atelier ${appInfo.version} (${appInfo.shell}, ${appInfo.platform})`
+              : 'Atelier'}
+          </p>
+        </section>
+      </div>
     </div>
   )
 }

@@ -52,6 +52,18 @@ export const SHORTCUTS = [
   },
   ...sectionShortcuts,
   { id: 'sync', group: 'Anywhere', label: 'Sync now', keys: [{ key: 'F5' }] },
+  {
+    id: 'runs.search',
+    group: 'Anywhere',
+    label: 'Search the runs (in Runs)',
+    keys: [{ key: 'f', mod: true }],
+  },
+  {
+    id: 'evaluations.back',
+    group: 'Anywhere',
+    label: 'Back to the list (on an evaluation)',
+    keys: [{ key: 'Escape' }],
+  },
   { id: 'editor.undo', group: 'Flow editor', label: 'Undo', keys: [{ key: 'z', mod: true }] },
   {
     id: 'editor.redo',

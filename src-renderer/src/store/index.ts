@@ -2,18 +2,25 @@ import { temporal } from 'zundo'
 import { create } from 'zustand'
 import { createAccountSlice, type AccountSlice } from './account'
 import { createAppInfoSlice, type AppInfoSlice } from './appInfo'
+import { createAssetsSlice, type AssetsSlice } from './assets'
 import { createBackgroundSlice, type BackgroundSlice } from './background'
 import { createEditorSlice, EDITOR_HISTORY, type EditorSlice } from './editor'
 import { createEditorCheckSlice, type EditorCheckSlice } from './editorCheck'
 import { createEditorRunSlice, type EditorRunSlice } from './editorRuns'
+import { createEvaluationsSlice, type EvaluationsSlice } from './evaluations'
 import { createFlowListSlice, type FlowListSlice } from './flows'
 import { createNavigationSlice, type NavigationSlice } from './navigation'
 import { createOverlaySlice, type OverlaySlice } from './overlays'
+import { createRunPageSlice, type RunPageSlice } from './runPage'
+import { createRunsSlice, type RunsSlice } from './runs'
+import { createSettingsSlice, type SettingsSlice } from './settings'
 import { createSyncSlice, type SyncSlice } from './sync'
 import { createThemeSlice, type ThemeSlice } from './theme'
 import { createToastSlice, type ToastSlice } from './toasts'
 
 export type AppState = NavigationSlice &
+  AssetsSlice &
+  EvaluationsSlice &
   AppInfoSlice &
   ThemeSlice &
   SyncSlice &
@@ -24,7 +31,10 @@ export type AppState = NavigationSlice &
   AccountSlice &
   OverlaySlice &
   ToastSlice &
-  BackgroundSlice
+  BackgroundSlice &
+  RunsSlice &
+  SettingsSlice &
+  RunPageSlice
 
 /** The app's store; the window has one (`useAppStore`), a test makes its own. */
 export const createAppStore = () =>
@@ -33,6 +43,8 @@ export const createAppStore = () =>
     temporal(
       (...a) => ({
         ...createNavigationSlice(...a),
+        ...createAssetsSlice(...a),
+        ...createEvaluationsSlice(...a),
         ...createAppInfoSlice(...a),
         ...createThemeSlice(...a),
         ...createSyncSlice(...a),
@@ -44,6 +56,9 @@ export const createAppStore = () =>
         ...createOverlaySlice(...a),
         ...createToastSlice(...a),
         ...createBackgroundSlice(...a),
+        ...createRunsSlice(...a),
+        ...createSettingsSlice(...a),
+        ...createRunPageSlice(...a),
       }),
       EDITOR_HISTORY,
     ),

@@ -1,2 +1,25 @@
 /** The names of the assets channels, free of zod for the preload; a compile-time test matches them. */
-export const ASSETS_CHANNELS = [] as const
+export const ASSETS_CHANNELS = [
+  'assets.list',
+  'assets.get',
+  'assets.folders',
+  'assets.createFolder',
+  'assets.renameFolder',
+  'assets.moveFolder',
+  'assets.deleteFolder',
+  'assets.move',
+  'assets.delete',
+  'assets.undoDelete',
+  'uploads.start',
+  'uploads.pause',
+  'uploads.resume',
+  'uploads.cancel',
+  'uploads.list',
+  'uploads.files',
+  'uploads.dismiss',
+  'uploads.browse',
+  'uploads.chooseFolder',
+  'uploads.watches',
+  'uploads.watch',
+  'uploads.unwatch',
+] as const

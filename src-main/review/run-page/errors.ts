@@ -1,0 +1,22 @@
+export type RunPageErrorCode =
+  | 'RUN_NOT_FOUND'
+  | 'DELIVERY_NOT_FOUND'
+  | 'SECRET_NEEDED'
+  | 'SIGNATURE_MALFORMED'
+  | 'KEYCHAIN_UNAVAILABLE'
+
+/** A problem of the run page itself, with a stable code and a message that says what to do. */
+export class RunPageError extends Error {
+  override readonly name = 'RunPageError'
+
+  constructor(
+    readonly code: RunPageErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export function isRunPageError(error: unknown): error is RunPageError {
+  return error instanceof RunPageError
+}

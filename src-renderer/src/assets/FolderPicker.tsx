@@ -1,0 +1,165 @@
+import { useEffect, useState } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import type { FolderListing } from '../../../src-shared/domain/assets'
+import type { IpcError } from '../../../src-shared/ipc/result'
+import { Modal } from '../shell/Modal'
+import { errorText } from '../shell/errorWords'
+import { useAppStore } from '../store'
+
+/**
+ * "Choose folder…" in the browser mode, which has no native paths: the machine's folders are
+ * browsed through the main process (`uploads.browse`), from home, or a path is typed.
+ */
+export function FolderPicker() {
+  const { open, setOpen, startUpload } = useAppStore(
+    useShallow((s) => ({
+      open: s.folderPickerOpen,
+      setOpen: s.setFolderPickerOpen,
+      startUpload: s.startUpload,
+    })),
+  )
+  if (!open) return null
+  return (
+    <Picker
+      onClose={() => {
+        setOpen(false)
+      }}
+      onChoose={async (path, watch) => {
+        if (await startUpload(path, { watch })) setOpen(false)
+      }}
+    />
+  )
+}
+
+function Picker(props: {
+  onClose: () => void
+  onChoose: (path: string, watch: boolean) => Promise<void>
+}) {
+  const [listing, setListing] = useState<FolderListing | null>(null)
+  const [typed, setTyped] = useState('')
+  const [problem, setProblem] = useState<IpcError | null>(null)
+  const [watch, setWatch] = useState(false)
+  const [busy, setBusy] = useState(false)
+
+  const browse = async (path?: string) => {
+    const api = window.atelier
+    if (!api) return
+    const result = await api.uploads.browse(path === undefined ? {} : { path })
+    if (result.ok) {
+      setListing(result.value)
+      setTyped(result.value.path)
+      setProblem(null)
+    } else {
+      setProblem(result.error)
+    }
+  }
+
+  useEffect(() => {
+    let current = true
+    const api = window.atelier
+    if (!api) return
+    void api.uploads.browse({}).then((result) => {
+      if (!current) return
+      if (result.ok) {
+        setListing(result.value)
+        setTyped(result.value.path)
+      } else setProblem(result.error)
+    })
+    return () => {
+      current = false
+    }
+  }, [])
+
+  const choose = async () => {
+    setBusy(true)
+    await props.onChoose(typed.trim(), watch)
+    setBusy(false)
+  }
+
+  return (
+    <Modal label="Choose a folder to upload" className="folder-picker" onClose={props.onClose}>
+      <h2>Choose a folder to upload</h2>
+      <form
+        className="folder-picker-path"
+        onSubmit={(event) => {
+          event.preventDefault()
+          void browse(typed.trim())
+        }}
+      >
+        <input
+          type="text"
+          aria-label="Folder path"
+          value={typed}
+          spellCheck={false}
+          onChange={(event) => {
+            setTyped(event.target.value)
+          }}
+        />
+        <button type="submit" className="small-button">
+          Go
+        </button>
+      </form>
+      {problem ? (
+        <p className="banner error" role="alert">
+          {errorText(problem)}
+        </p>
+      ) : null}
+      <ul className="folder-picker-list" aria-label="Folders">
+        {listing?.parent ? (
+          <li>
+            <button
+              type="button"
+              className="folder-picker-entry"
+              onClick={() => {
+                void browse(listing.parent ?? undefined)
+              }}
+            >
+              ↑ Up to {listing.parent}
+            </button>
+          </li>
+        ) : null}
+        {listing?.folders.map((entry) => (
+          <li key={entry.path}>
+            <button
+              type="button"
+              className="folder-picker-entry"
+              onClick={() => {
+                void browse(entry.path)
+              }}
+            >
+              📁 {entry.name}
+            </button>
+          </li>
+        ))}
+        {listing && listing.folders.length === 0 ? (
+          <li className="muted">No folders inside; this one can be uploaded.</li>
+        ) : null}
+      </ul>
+      <label className="folder-picker-watch">
+        <input
+          type="checkbox"
+          checked={watch}
+          onChange={(event) => {
+            setWatch(event.target.checked)
+          }}
+        />
+        Keep watching it, and upload what appears in it later
+      </label>
+      <div className="folder-picker-actions">
+        <button type="button" className="small-button" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="primary-button"
+          disabled={busy || typed.trim() === ''}
+          onClick={() => {
+            void choose()
+          }}
+        >
+          Upload this folder
+        </button>
+      </div>
+    </Modal>
+  )
+}

@@ -1,0 +1,2 @@
+export { AssetsPage } from './AssetsPage'
+export { bytesWords, etaWords, rateWords } from './words'

@@ -1,0 +1,1 @@
+export { EvaluationsSection } from './EvaluationsSection'

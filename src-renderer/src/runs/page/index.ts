@@ -1,0 +1,2 @@
+export { RunPage, type RunPageProps } from './RunPage'
+export { RunCompare, type RunCompareProps } from './RunCompare'

@@ -1,0 +1,5 @@
+export { ProfilesCard } from './ProfilesCard'
+export { SandboxCard } from './SandboxCard'
+export { WebhooksCard } from './WebhooksCard'
+export { SyncCard } from './SyncCard'
+export { BalanceCard, StorageCard } from './StorageCard'

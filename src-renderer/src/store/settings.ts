@@ -1,0 +1,95 @@
+import type { StateCreator } from 'zustand'
+import type {
+  AppSettings,
+  ProfilesView,
+  SandboxStatus,
+  StorageFigures,
+  WebhookItem,
+} from '../../../src-shared/domain/settings'
+import type { IpcResult } from '../../../src-shared/ipc/result'
+import type { AtelierApi } from '../../../src-shared/ipc/api'
+import { errorText } from '../shell/errorWords'
+import type { AppState } from './index'
+
+/** What a card shows: what main last said, or why it could not say it. */
+export interface Loaded<T> {
+  value: T | null
+  problem: string | null
+}
+
+const empty = <T>(): Loaded<T> => ({ value: null, problem: null })
+
+export interface SettingsSlice {
+  settingsProfiles: Loaded<ProfilesView>
+  settingsSandbox: Loaded<SandboxStatus>
+  settingsWebhooks: Loaded<WebhookItem[]>
+  settingsValues: Loaded<AppSettings>
+  settingsStorage: Loaded<StorageFigures>
+  /** The mirror is being emptied and refilled: the sync's progress tells how far. */
+  mirrorRebuilding: boolean
+  /** Reads every card's figures; each card says its own problem (webhooks need the service). */
+  loadSettings: () => Promise<void>
+  loadWebhooks: () => Promise<void>
+  /** After a switch of profile the window's own view of the app is read again. */
+  settingsChanged: (profiles: ProfilesView) => void
+  setSandboxStatus: (status: SandboxStatus) => void
+  setSettingsValues: (values: AppSettings) => void
+  setMirrorRebuilding: (rebuilding: boolean) => void
+}
+
+function loaded<T>(result: IpcResult<T>): Loaded<T> {
+  return result.ok
+    ? { value: result.value, problem: null }
+    : { value: null, problem: errorText(result.error) }
+}
+
+function api(): AtelierApi | null {
+  return window.atelier ?? null
+}
+
+export const createSettingsSlice: StateCreator<AppState, [], [], SettingsSlice> = (set, get) => ({
+  settingsProfiles: empty(),
+  settingsSandbox: empty(),
+  settingsWebhooks: empty(),
+  settingsValues: empty(),
+  settingsStorage: empty(),
+  mirrorRebuilding: false,
+  loadSettings: async () => {
+    const atelier = api()
+    if (!atelier) return
+    const [profiles, sandbox, values, storage] = await Promise.all([
+      atelier.profiles.list(),
+      atelier.sandbox.status(),
+      atelier.settings.get(),
+      atelier.settings.storage(),
+    ])
+    set({
+      settingsProfiles: loaded(profiles),
+      settingsSandbox: loaded(sandbox),
+      settingsValues: loaded(values),
+      settingsStorage: loaded(storage),
+    })
+    await get().loadWebhooks()
+  },
+  loadWebhooks: async () => {
+    const atelier = api()
+    if (!atelier) return
+    set({ settingsWebhooks: loaded(await atelier.webhooks.list()) })
+  },
+  settingsChanged: (profiles) => {
+    set({ settingsProfiles: { value: profiles, problem: null } })
+    // The sidebar's badge, the account and every card follow the service now in use.
+    void get().loadAppInfo()
+    void get().loadAccount()
+    void get().loadSettings()
+  },
+  setSandboxStatus: (status) => {
+    set({ settingsSandbox: { value: status, problem: null } })
+  },
+  setSettingsValues: (values) => {
+    set({ settingsValues: { value: values, problem: null } })
+  },
+  setMirrorRebuilding: (rebuilding) => {
+    set({ mirrorRebuilding: rebuilding })
+  },
+})

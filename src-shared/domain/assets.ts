@@ -1,0 +1,242 @@
+import { z } from 'zod'
+import type { AssetStatusCode, MediaType, RunStatusCode } from '../api'
+import { MEDIA_TYPES, SEARCH_TEXT_MAX } from './search'
+
+/**
+ * The asset manager and its uploads, as both ends of the IPC boundary see them: what may be
+ * asked (the zod schemas, checked before a handler runs) and what comes back. Runtime-free
+ * apart from zod.
+ */
+
+export const ASSET_PAGE_MAX = 200
+export const ASSET_PAGE_DEFAULT = 100
+
+/** Service ids; loose on purpose: the mirror holds whatever the service gave. */
+const id = z.string().trim().min(1).max(128)
+const name = z
+  .string()
+  .trim()
+  .min(1, 'A name cannot be empty.')
+  .max(255, 'A name is at most 255 characters.')
+  .refine((value) => !value.includes('/'), 'A folder name cannot contain "/".')
+/** Epoch milliseconds. */
+const time = z.number().int().min(0)
+const bytes = z.number().int().min(0)
+
+export const assetSchemas = {
+  list: z
+    .strictObject({
+      /** Words of the name or of its folder's path, through the offline search. */
+      text: z.string().max(SEARCH_TEXT_MAX).default(''),
+      /** A folder's id, or 'root' for the assets outside every folder; left out: all of them. */
+      folder: id.optional(),
+      mediaType: z.enum(MEDIA_TYPES).optional(),
+      /** Added at or after. */
+      from: time.optional(),
+      /** Added before. */
+      to: time.optional(),
+      minBytes: bytes.optional(),
+      /** Smaller than this many bytes. */
+      maxBytes: bytes.optional(),
+      limit: z.number().int().min(1).max(ASSET_PAGE_MAX).default(ASSET_PAGE_DEFAULT),
+      /** The `next` of the previous page of the same list. */
+      cursor: z.string().min(1).max(4096).nullish(),
+    })
+    .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, {
+      path: ['to'],
+      message: 'must be after from',
+    }),
+  id: z.strictObject({ id }),
+  ids: z.strictObject({ ids: z.array(id).min(1).max(10_000) }),
+  createFolder: z.strictObject({ name, parentId: id.nullable().default(null) }),
+  renameFolder: z.strictObject({ id, name }),
+  moveFolder: z.strictObject({ id, parentId: id.nullable() }),
+  move: z.strictObject({ ids: z.array(id).min(1).max(10_000), folderId: id.nullable() }),
+  undo: z.strictObject({ undoId: id }),
+}
+
+export const uploadSchemas = {
+  start: z.strictObject({
+    /** An absolute path of a folder on this machine. */
+    path: z.string().trim().min(1).max(4096),
+    /**
+     * The top-level asset folder that receives the tree (made when missing); the folder's own
+     * name by default, null for the top level itself.
+     */
+    folder: name.nullable().optional(),
+    concurrency: z.number().int().min(1).max(16).optional(),
+    /** Keep watching the folder and upload what appears in it. */
+    watch: z.boolean().default(false),
+  }),
+  id: z.strictObject({ id }),
+  files: z.strictObject({ id, limit: z.number().int().min(1).max(100_000).default(10_000) }),
+  /** Left out: the home folder. */
+  browse: z.strictObject({ path: z.string().trim().min(1).max(4096).optional() }),
+  watch: z.strictObject({
+    path: z.string().trim().min(1).max(4096),
+    folder: name.nullable().optional(),
+  }),
+}
+
+/** An asset as the grid and the list show it. */
+export interface AssetItem {
+  id: string
+  name: string
+  /** Null at the top level. */
+  folderId: string | null
+  mediaType: MediaType
+  contentType: string
+  sizeBytes: number
+  sha256: string
+  width: number | null
+  height: number | null
+  durationMs: number | null
+  status: AssetStatusCode
+  /** ISO 8601. */
+  createdAt: string
+  /** Where the bytes can be fetched when this machine lacks them; null once it expired. */
+  url: string | null
+}
+
+export interface AssetPage {
+  items: AssetItem[]
+  next: string | null
+}
+
+/** A run of the mirror whose inputs name the asset. */
+export interface AssetUse {
+  runId: string
+  createdAt: string
+  status: RunStatusCode
+  model: string | null
+  /** The prompt when it has one. */
+  title: string
+}
+
+export interface AssetDetail extends AssetItem {
+  /** `/a/b`; null at the top level. */
+  folderPath: string | null
+  updatedAt: string
+  metadata: Record<string, unknown>
+  /** The newest runs that used it as an input, from the mirror. */
+  usedBy: AssetUse[]
+  /** More runs used it than are listed. */
+  usedByMore: boolean
+}
+
+export interface AssetFolderItem {
+  id: string
+  parentId: string | null
+  name: string
+  path: string
+  /** Assets directly in it (not in its sub-folders). */
+  assetCount: number
+}
+
+export interface AssetFolderTree {
+  /** Sorted by path, so parents come before their children. */
+  folders: AssetFolderItem[]
+  /** Assets outside every folder. */
+  rootCount: number
+  /** Every asset of the organization in the mirror. */
+  total: number
+}
+
+/** A delete held back so that it can be undone; sent when `sendsAt` comes. */
+export interface HeldDelete {
+  undoId: string
+  count: number
+  /** Epoch milliseconds. */
+  sendsAt: number
+}
+
+/** Where a whole upload stands, in the words the uploads panel uses. */
+export type UploadState =
+  | 'scanning'
+  | 'folders'
+  | 'uploading'
+  | 'paused'
+  | 'finished'
+  | 'failed'
+  | 'canceled'
+  /** Left unfinished by an earlier session: resume goes on where it stopped. */
+  | 'interrupted'
+
+export type UploadFileState =
+  'queued' | 'hashing' | 'uploading' | 'confirming' | 'done' | 'duplicate' | 'failed'
+
+export interface UploadFailure {
+  relativePath: string
+  code: string
+  message: string
+}
+
+export interface UploadSummary {
+  id: string
+  /** The local folder. */
+  root: string
+  /** The top-level asset folder it goes into; null: the top level itself. */
+  folderName: string | null
+  state: UploadState
+  /** Started by a watch folder. */
+  watched: boolean
+  /** Epoch milliseconds. */
+  startedAt: number
+  finishedAt: number | null
+  files: { total: number; done: number; duplicates: number; failed: number }
+  bytes: { total: number; done: number }
+  /** Bytes per second. */
+  rate: number
+  etaSeconds: number | null
+  /** The first failures with their reasons (at most `FAILURES_SHOWN`). */
+  failures: UploadFailure[]
+  /** Files the scan left out (hidden, system, not media…) and files it could not read. */
+  skipped: number
+  unreadable: number
+  /** Why the whole upload stopped, when it did not even start (a folder that is gone). */
+  error: { code: string; message: string } | null
+}
+
+export const FAILURES_SHOWN = 50
+
+export interface UploadFileRow {
+  seq: number
+  relativePath: string
+  sizeBytes: number
+  state: UploadFileState
+  bytesDone: number
+  error: { code: string; message: string } | null
+}
+
+/** Pushed as an upload moves: at most ten times a second per upload. */
+export interface UploadProgressEvent {
+  upload: UploadSummary
+  /** The files whose state changed since the previous event of this upload. */
+  files: UploadFileRow[]
+}
+
+export interface WatchedFolder {
+  id: string
+  path: string
+  folderName: string | null
+  state: 'watching' | 'uploading' | 'stopped' | 'failed'
+  /** The upload of its latest pass, in `uploads.list`. */
+  uploadId: string | null
+  lastPassAt: number | null
+  error: { code: string; message: string } | null
+}
+
+export interface FolderEntry {
+  name: string
+  path: string
+}
+
+/** One folder of this machine, for the "Choose folder…" dialog of the browser mode. */
+export interface FolderListing {
+  path: string
+  /** Null at the top of the file system. */
+  parent: string | null
+  home: string
+  /** Sub-folders only, by name; hidden ones left out. */
+  folders: FolderEntry[]
+}

@@ -1,0 +1,245 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Evaluation } from '../../src-shared/api'
+import { evaluationListSchema } from '../../src-shared/domain/evaluations'
+import { sandboxBackend, type Backend } from '../../src-main/app/backend'
+import { openCore, type Core } from '../../src-main/core'
+import { openLogger, type Logger } from '../../src-main/log'
+import { seedHistory } from '../../src-main/sandbox/runs'
+import { chromiumAvailability, launchChromium } from '../helpers/chromium'
+import { bridgeToMainProcess } from '../helpers/page-bridge'
+import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+
+const { available } = chromiumAvailability()
+const screenshots = join(import.meta.dirname, '..', '..', 'docs', 'screenshots')
+
+/**
+ * The service's address, relayed byte for byte to the sandbox, so that it can go away and come
+ * back on the same port: a sandbox started again would mint new keys, which the app's core,
+ * opened with the first one, would not hold. Stopped, it refuses connections as a stopped
+ * service does.
+ */
+interface Relay {
+  url: string
+  stop: () => Promise<void>
+  start: () => Promise<void>
+}
+
+async function relayTo(target: string): Promise<Relay> {
+  const targetPort = Number(new URL(target).port)
+  const sockets = new Set<Socket>()
+  let server: Server | null = null
+  let port = 0
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      const listening = createServer((client) => {
+        const upstream = connect(targetPort, '127.0.0.1')
+        for (const socket of [client, upstream]) {
+          sockets.add(socket)
+          socket.on('error', () => undefined)
+          socket.on('close', () => {
+            sockets.delete(socket)
+            client.destroy()
+            upstream.destroy()
+          })
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      listening.once('error', reject)
+      listening.listen(port, '127.0.0.1', () => {
+        port = (listening.address() as AddressInfo).port
+        server = listening
+        resolve()
+      })
+    })
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+      if (server) {
+        server.close(() => {
+          resolve()
+        })
+      } else resolve()
+      server = null
+    })
+  await start()
+  return { url: `http://127.0.0.1:${port}`, start, stop }
+}
+
+describe.runIf(available)('the Evaluations section in Chromium', () => {
+  let browser: Browser
+  let renderer: ServedRenderer
+  let sandbox: TestSandbox
+  let relay: Relay
+  let backend: Backend
+  let scratch: string
+  let logger: Logger
+  let core: Core
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true })
+    scratch = mkdtempSync(join(tmpdir(), 'atelier-e2e-evaluations-'))
+    ;[renderer, browser, sandbox] = await Promise.all([
+      buildAndServeRenderer(),
+      launchChromium(),
+      startTestSandbox({ latencyMs: 0 }),
+    ])
+    await seedHistory(sandbox.services, sandbox.orgId, 400)
+    relay = await relayTo(sandbox.url)
+    const direct = sandboxBackend(sandbox)
+    backend = {
+      ...direct,
+      info: { ...direct.info, url: relay.url },
+      close: () => Promise.resolve(),
+    }
+    logger = openLogger({ home: scratch })
+    // One attempt a request: a stopped service is known to be offline at once.
+    core = openCore({ home: scratch, backend, logger, client: { retry: { maxAttempts: 1 } } })
+    expect((await core.syncNow()).state).toBe('idle')
+  }, 180_000)
+
+  afterAll(async () => {
+    await core.close()
+    logger.close()
+    await browser.close()
+    await renderer.close()
+    await relay.stop()
+    await sandbox.close()
+    rmSync(scratch, { recursive: true, force: true })
+  })
+
+  async function serviceCopy(id: string): Promise<Evaluation> {
+    const answer = await sandbox.call('GET', `/v1/evaluations/${id}`)
+    return answer.body as Evaluation
+  }
+
+  /** The picture on the page has loaded from the media store. */
+  async function pictureShown(page: Page) {
+    await expect
+      .poll(() => page.locator('.evaluation-picture img').count(), { timeout: 15_000 })
+      .toBe(1)
+    await page.waitForFunction(
+      `document.querySelector('.evaluation-picture img')?.complete === true`,
+    )
+  }
+
+  it(
+    'browses and opens evaluations, rates one offline, sends it once back, and submits one',
+    { timeout: 150_000 },
+    async () => {
+      const page = await browser.newPage({ viewport: { width: 1360, height: 860 } })
+      const errors: string[] = []
+      page.on('pageerror', (error) => errors.push(error.message))
+      await bridgeToMainProcess(page, () => backend.info, { core })
+      await page.goto(renderer.url)
+      const nav = page.getByRole('navigation', { name: 'Sections' })
+      await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
+      await nav.getByRole('button', { name: 'Evaluations' }).click()
+
+      const list = page.getByRole('listbox', { name: 'Evaluations' })
+      const rows = list.getByRole('option')
+      await expect.poll(() => rows.count()).toBeGreaterThan(10)
+      await page.screenshot({ path: join(screenshots, 'evaluations-light.png') })
+
+      // The newest completed evaluation of a run that has judges: its picture is in the media store.
+      const { items } = core.evaluations.list(evaluationListSchema.parse({ limit: 200 }))
+      const index = items.findIndex((row) => {
+        if (row.status !== 'completed' || row.runId === null) return false
+        const detail = core.evaluations.get({ id: row.id })
+        return detail.image.sha256 !== null && detail.judges.length > 2
+      })
+      expect(index).toBeGreaterThanOrEqual(0)
+      expect(index).toBeLessThan(12)
+      const chosen = items[index]?.id as string
+      await rows.nth(index).click()
+      const judges = page.getByRole('region', { name: 'Judges' })
+      await expect.poll(() => judges.getByRole('article').count()).toBeGreaterThan(2)
+      await pictureShown(page)
+      await page.screenshot({ path: join(screenshots, 'evaluation-page-light.png') })
+      await page.emulateMedia({ colorScheme: 'dark' })
+      await page.screenshot({ path: join(screenshots, 'evaluation-page-dark.png') })
+      await page.emulateMedia({ colorScheme: 'light' })
+
+      // The service goes away: the sync says offline, and the rating waits in the outbox.
+      const sync = page.getByRole('region', { name: 'Sync' })
+      await relay.stop()
+      await sync.getByRole('button', { name: 'Sync now' }).click()
+      await expect
+        .poll(() => sync.getByRole('status').textContent())
+        .toBe('Offline — showing what was synced')
+      const feedback = page.getByRole('region', { name: 'Your feedback' })
+      await feedback.getByRole('button', { name: 'Thumbs down' }).click()
+      await feedback.getByRole('textbox').fill('The horizon is tilted')
+      await feedback.getByRole('button', { name: 'Send thumbs down' }).click()
+      await expect
+        .poll(() => feedback.getByRole('status').textContent())
+        .toBe('Pending — will be sent when online')
+      expect(
+        await feedback.getByRole('button', { name: 'Thumbs down' }).getAttribute('aria-pressed'),
+      ).toBe('true')
+      await page.screenshot({ path: join(screenshots, 'evaluation-feedback-pending-light.png') })
+      expect((await serviceCopy(chosen)).feedback_is_positive).not.toBe(false)
+
+      // Offline, the list still browses and searches, and the row shows the waiting rating.
+      await page.keyboard.press('Escape')
+      await expect.poll(() => list.isVisible()).toBe(true)
+      const row = list.locator(`#evaluation-row-${chosen}`)
+      expect(await row.getByLabel('Thumbs down (waiting to be sent)').count()).toBe(1)
+      await page.getByRole('searchbox', { name: 'Search the evaluations' }).fill('lighthouse')
+      await expect
+        .poll(async () => (await rows.allTextContents()).every((t) => /lighthouse/i.test(t)))
+        .toBe(true)
+      expect(await rows.count()).toBeGreaterThan(0)
+      await rows.first().click()
+      await expect
+        .poll(() => page.locator('.evaluation-heading').textContent())
+        .toMatch(/lighthouse/i)
+      await page.keyboard.press('Escape')
+      await page.getByRole('button', { name: 'Clear' }).click()
+      await expect.poll(() => list.locator(`#evaluation-row-${chosen}`).count()).toBe(1)
+      await list.locator(`#evaluation-row-${chosen}`).click()
+      await expect.poll(() => feedback.getByRole('status').count()).toBe(1)
+
+      // Back: the sync's replay sends it, and the page says so without being asked.
+      await relay.start()
+      await sync.getByRole('button', { name: 'Retry' }).click()
+      await expect.poll(() => feedback.getByRole('status').count(), { timeout: 20_000 }).toBe(0)
+      expect(await serviceCopy(chosen)).toMatchObject({
+        feedback_is_positive: false,
+        feedback_reason: 'The horizon is tilted',
+      })
+      expect(await feedback.textContent()).toContain('The horizon is tilted')
+
+      // Submit one: an asset of the organization, quick.
+      await page.keyboard.press('Escape')
+      await page.getByRole('button', { name: 'Submit an evaluation…' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Submit an evaluation' })
+      const assets = dialog.getByRole('listbox', { name: 'Image assets' }).getByRole('option')
+      await expect.poll(() => assets.count()).toBeGreaterThan(0)
+      await assets.first().click()
+      await dialog.getByText('Quick — fewer judges, cheaper').click()
+      await dialog
+        .getByLabel('Prompt the image was made from (optional)')
+        .fill('a studio test card')
+      await page.screenshot({ path: join(screenshots, 'evaluation-submit-light.png') })
+      await dialog.getByRole('button', { name: 'Submit' }).click()
+      await expect.poll(() => dialog.count()).toBe(0)
+      await expect
+        .poll(() => page.locator('.evaluation-heading').textContent())
+        .toBe('a studio test card')
+      await expect
+        .poll(() => page.locator('.evaluation-facts').textContent(), { timeout: 30_000 })
+        .toContain('Completed')
+      await expect.poll(() => judges.getByRole('article').count()).toBeGreaterThan(0)
+
+      expect(errors).toEqual([])
+      await page.close()
+    },
+  )
+})

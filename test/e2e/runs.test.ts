@@ -1,0 +1,185 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxBackend } from '../../src-main/app/backend'
+import { openCore, type Core } from '../../src-main/core'
+import { openLogger, type Logger } from '../../src-main/log'
+import { seedHistory } from '../../src-main/sandbox/runs'
+import { chromiumAvailability, launchChromium } from '../helpers/chromium'
+import { bridgeToMainProcess } from '../helpers/page-bridge'
+import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+
+/**
+ * The Runs section in Chromium: the shipped renderer bundle, the app's real core (its mirror,
+ * its sync) behind the IPC bridge, a real sandbox with a seeded history. Browse, filter, search
+ * and open runs; then the sandbox stops and the same still works from the mirror.
+ */
+
+const { available } = chromiumAvailability()
+const screenshots = join(import.meta.dirname, '..', '..', 'docs', 'screenshots')
+const SEEDED = 400
+
+describe.runIf(available)('the runs list in Chromium', () => {
+  let browser: Browser
+  let renderer: ServedRenderer
+  let sandbox: TestSandbox
+  let home: string
+  let logger: Logger
+  let core: Core
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true })
+    ;[renderer, browser, sandbox] = await Promise.all([
+      buildAndServeRenderer(),
+      launchChromium(),
+      startTestSandbox({ latencyMs: 0 }),
+    ])
+    await seedHistory(sandbox.services, sandbox.orgId, SEEDED)
+    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-runs-'))
+    logger = openLogger({ home })
+    // One attempt a request, so that the stopped sandbox is known to be offline at once.
+    core = openCore({
+      home,
+      logger,
+      backend: { ...sandboxBackend(sandbox), close: () => Promise.resolve() },
+      client: { retry: { maxAttempts: 1 } },
+    })
+    expect((await core.syncNow()).last?.outcome).toBe('ok')
+  }, 120_000)
+
+  afterAll(async () => {
+    await core.close()
+    logger.close()
+    await browser.close()
+    await renderer.close()
+    await sandbox.close()
+    rmSync(home, { recursive: true, force: true })
+  })
+
+  async function openApp(errors: string[]): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    page.on('pageerror', (error) => errors.push(error.message))
+    await bridgeToMainProcess(page, () => sandboxBackend(sandbox).info, { core })
+    await page.goto(renderer.url)
+    return page
+  }
+
+  it(
+    'browses, filters, searches and opens synced runs, online and then offline',
+    { timeout: 120_000 },
+    async () => {
+      const errors: string[] = []
+      const page = await openApp(errors)
+      const main = page.getByRole('main')
+      // Written as page source so the test project needs no DOM typings.
+      const shownIds = () =>
+        page.evaluate<string[]>(
+          `[...document.querySelectorAll('[data-run-id]')].map((row) => row.dataset.runId)`,
+        )
+      await page
+        .getByRole('navigation', { name: 'Sections' })
+        .getByRole('button', { name: 'Runs' })
+        .click()
+      const grid = main.getByRole('grid', { name: 'Runs' })
+      const rows = grid.locator('[data-run-id]')
+      await expect.poll(() => rows.count()).toBeGreaterThan(10)
+      expect(await main.locator('.runs-count').textContent()).toBe(`${String(SEEDED)} runs`)
+      // Newest first, as the mirror holds them.
+      const newest = core.runs.list({ limit: 3 }).items.map((row) => row.id)
+      expect(await shownIds().then((ids) => ids.slice(0, 3))).toEqual(newest)
+      await page.screenshot({ path: join(screenshots, 'runs-light.png') })
+
+      // Status: only failed runs, each showing why.
+      await main.getByRole('button', { name: 'Failed', exact: true }).click()
+      const failed = core.runs.list({ statuses: ['failed'], limit: 500 })
+      await expect
+        .poll(() => main.locator('.runs-count').textContent())
+        .toBe(`${String(failed.total?.count)} runs`)
+      const statuses = await grid.locator('[data-run-id] .status-chip').allTextContents()
+      expect(new Set(statuses)).toEqual(new Set(['Failed']))
+      await main.getByRole('button', { name: 'Failed', exact: true }).click()
+
+      // Search: the words of one run's prompt find it; Ctrl+F goes to the field.
+      const target = core.runs
+        .list({ statuses: ['succeeded'], limit: 50 })
+        .items.find((row) => (row.text ?? '').split(' ').length >= 3)
+      expect(target).toBeDefined()
+      const words = (target?.text ?? '').split(/\s+/).slice(0, 4).join(' ')
+      const expected = core.runs.list({ text: words, limit: 500 })
+      await page.keyboard.press('Control+f')
+      const search = main.getByRole('searchbox', { name: 'Search runs' })
+      expect(
+        await page.evaluate<boolean>(
+          "document.activeElement?.getAttribute('aria-label') === 'Search runs'",
+        ),
+      ).toBe(true)
+      await page.keyboard.type(words)
+      await expect
+        .poll(() => main.locator('.runs-count').textContent())
+        .toBe(expected.total?.count === 1 ? '1 run' : `${String(expected.total?.count)} runs`)
+      await expect.poll(() => shownIds()).toContain(target?.id)
+
+      // Open it with the keyboard: the run page takes the list's place.
+      const index = expected.items.findIndex((row) => row.id === target?.id)
+      await grid.focus()
+      for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown')
+      await page.keyboard.press('Enter')
+      await expect.poll(() => main.locator('.runs-list').isHidden()).toBe(true)
+      // The run page's own module draws it, where the list was.
+      expect(await main.locator('.runs-section > :not(.runs-list)').count()).toBe(1)
+      // Ctrl+F comes back to the list's search, the list as it was.
+      await page.keyboard.press('Control+f')
+      await expect.poll(() => main.locator('.runs-list').isVisible()).toBe(true)
+      await search.fill('')
+
+      // The service goes away: the list says so, and still browses and searches the mirror.
+      await sandbox.close()
+      expect((await core.syncNow()).state).toBe('offline')
+      await expect.poll(() => main.getByText('Offline — showing what was synced').count()).toBe(1)
+      await expect
+        .poll(() => main.locator('.runs-count').textContent())
+        .toBe(`${String(SEEDED)} runs`)
+      await search.fill(words)
+      await expect.poll(() => shownIds()).toContain(target?.id)
+      await search.fill('')
+      await expect
+        .poll(() => main.locator('.runs-count').textContent())
+        .toBe(`${String(SEEDED)} runs`)
+      // Scrolling to the end loads the next pages by their cursor, offline too.
+      const oldest = core.runs.list({ limit: SEEDED }).items.at(-1)?.id
+      await expect
+        .poll(
+          async () => {
+            await page.evaluate(`{
+              const scroll = document.querySelector('.runs-scroll')
+              scroll.scrollTop = scroll.scrollHeight
+            }`)
+            return rows.last().getAttribute('data-run-id')
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(oldest)
+      await page.evaluate(`document.querySelector('.runs-scroll').scrollTop = 0`)
+
+      // The dark theme, from Settings, and back.
+      await page
+        .getByRole('navigation', { name: 'Sections' })
+        .getByRole('button', { name: 'Settings' })
+        .click()
+      await page.getByText('Dark', { exact: true }).click()
+      await page.keyboard.press('Control+3')
+      await expect.poll(() => rows.count()).toBeGreaterThan(10)
+      await main.getByRole('button', { name: 'Succeeded', exact: true }).click()
+      await expect
+        .poll(() => grid.locator('[data-run-id] .status-chip').first().textContent())
+        .toBe('Succeeded')
+      await page.screenshot({ path: join(screenshots, 'runs-dark.png') })
+
+      expect(errors).toEqual([])
+      await page.close()
+    },
+  )
+})

@@ -1,0 +1,402 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sandboxBackend } from '../../src-main/app/backend'
+import { openCore, type Core } from '../../src-main/core'
+import { createHandlers, dispatchIpc } from '../../src-main/ipc'
+import { openLogger, type Logger } from '../../src-main/log'
+import type {
+  AssetDetail,
+  AssetFolderItem,
+  AssetFolderTree,
+  AssetItem,
+  AssetPage,
+  FolderListing,
+  UploadProgressEvent,
+  UploadSummary,
+} from '../../src-shared/domain/assets'
+import type { IpcChannel, IpcEventName, IpcEvents, IpcResult } from '../../src-shared/ipc'
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+
+/**
+ * The assets and uploads channels as the window reaches them: the real dispatcher and handlers
+ * over a real core (mirror, ledger, sync) against a real sandbox, with real folders on disk.
+ */
+
+let sandbox: TestSandbox
+let scratch: string
+let logger: Logger
+let core: Core
+const heard: { event: IpcEventName; payload: unknown; at: number }[] = []
+const waiting = new Set<() => void>()
+const web = { shell: 'web' } as const
+
+function handlers() {
+  return createHandlers({
+    platform: 'linux',
+    backend: () => null,
+    openExternal: () => Promise.resolve(),
+    core: () => core,
+  })
+}
+
+async function call<T>(channel: IpcChannel, args?: unknown): Promise<IpcResult<T>> {
+  return (await dispatchIpc(handlers(), channel, args, web)) as IpcResult<T>
+}
+
+async function value<T>(channel: IpcChannel, args?: unknown): Promise<T> {
+  const result = await call<T>(channel, args)
+  if (!result.ok) throw new Error(`${channel}: ${result.error.code} ${result.error.message}`)
+  return result.value
+}
+
+/** Resolves with the first event heard from `from` on that matches; bounded in time. */
+function nextEvent<E extends IpcEventName>(
+  name: E,
+  matches: (payload: IpcEvents[E]) => boolean,
+  from = heard.length,
+  timeoutMs = 30_000,
+): Promise<IpcEvents[E]> {
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      const found = heard
+        .slice(from)
+        .find((e) => e.event === name && matches(e.payload as IpcEvents[E]))
+      if (!found) return false
+      clearTimeout(timer)
+      waiting.delete(check)
+      resolve(found.payload as IpcEvents[E])
+      return true
+    }
+    const check = () => {
+      look()
+    }
+    const timer = setTimeout(() => {
+      waiting.delete(check)
+      reject(new Error(`no ${name} event matched within ${timeoutMs} ms`))
+    }, timeoutMs)
+    if (!look()) waiting.add(check)
+  })
+}
+
+const progressOf = (id: string) =>
+  heard
+    .filter((e) => e.event === 'uploads.progress')
+    .filter((e) => (e.payload as UploadProgressEvent).upload.id === id)
+
+async function png(seed: number, size = 24): Promise<Buffer> {
+  const background = { r: (seed * 37) % 256, g: (seed * 91) % 256, b: (seed * 53) % 256 }
+  return sharp({ create: { width: size, height: size, channels: 3, background } })
+    .png()
+    .toBuffer()
+}
+
+async function uploadAndWait(path: string, extra: object = {}) {
+  const from = heard.length
+  const started = await value<UploadSummary>('uploads.start', { path, ...extra })
+  const end = await nextEvent(
+    'uploads.progress',
+    (e) =>
+      e.upload.id === started.id && ['finished', 'failed', 'canceled'].includes(e.upload.state),
+    from,
+  )
+  return { started, end: end.upload }
+}
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ latencyMs: 0 })
+  scratch = mkdtempSync(join(tmpdir(), 'atelier-assets-channels-'))
+  const home = join(scratch, 'home')
+  mkdirSync(home)
+  logger = openLogger({ home, level: 'info' })
+  core = openCore({ home, logger, backend: { ...sandboxBackend(sandbox), close: async () => {} } })
+  core.onEvent((event, payload) => {
+    heard.push({ event, payload, at: performance.now() })
+    for (const check of [...waiting]) check()
+  })
+  expect((await core.syncNow()).last?.outcome).toBe('ok')
+}, 60_000)
+
+afterAll(async () => {
+  await core.close()
+  logger.close()
+  await sandbox.close()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+describe('uploading a folder through the channels', () => {
+  let shoot: string
+  let summary: UploadSummary
+
+  beforeAll(async () => {
+    shoot = join(scratch, 'shoot')
+    mkdirSync(join(shoot, 'day1'), { recursive: true })
+    mkdirSync(join(shoot, 'day2'), { recursive: true })
+    writeFileSync(join(shoot, 'harbour.png'), await png(1, 64))
+    writeFileSync(join(shoot, 'harbour copy.png'), await png(1, 64))
+    writeFileSync(join(shoot, 'day1', 'dunes.png'), await png(2))
+    writeFileSync(join(shoot, 'day1', 'gulls.png'), await png(3))
+    writeFileSync(join(shoot, 'day2', 'pier.png'), await png(4))
+    writeFileSync(join(shoot, 'day2', 'dunes again.png'), await png(2))
+    writeFileSync(join(shoot, 'notes.txt'), 'not a picture')
+    const from = heard.length
+    const { end } = await uploadAndWait(shoot)
+    summary = end
+    // The finished upload starts a sync; its assets are in the mirror once it says so.
+    await nextEvent('assets.changed', (e) => e.reason === 'uploaded', from)
+  }, 60_000)
+
+  it('sends each file once, skips the duplicates and what is not media, and says so', () => {
+    expect(summary).toMatchObject({
+      root: shoot,
+      folderName: 'shoot',
+      state: 'finished',
+      files: { total: 6, done: 4, duplicates: 2, failed: 0 },
+      skipped: 1,
+      failures: [],
+    })
+    expect(summary.bytes.done).toBe(summary.bytes.total)
+  })
+
+  it('pushes progress at most ten times a second, files only when their state changes', () => {
+    const events = progressOf(summary.id)
+    expect(events.length).toBeGreaterThan(1)
+    // The last event (the outcome) goes at once; every other one waits its turn.
+    for (let i = 1; i < events.length - 1; i++) {
+      const gap = (events[i]?.at ?? 0) - (events[i - 1]?.at ?? 0)
+      expect(gap).toBeGreaterThanOrEqual(95)
+    }
+    const last = new Map<number, string>()
+    for (const { payload } of events) {
+      for (const file of (payload as UploadProgressEvent).files) {
+        expect(last.get(file.seq)).not.toBe(file.state)
+        last.set(file.seq, file.state)
+      }
+    }
+    expect([...last.values()].sort()).toEqual([
+      'done',
+      'done',
+      'done',
+      'done',
+      'duplicate',
+      'duplicate',
+    ])
+  })
+
+  it('lists the folder tree with the count of each folder', async () => {
+    const tree = await value<AssetFolderTree>('assets.folders')
+    const paths = tree.folders.map((f) => [f.path, f.assetCount])
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        ['/shoot', 1],
+        ['/shoot/day1', 2],
+        ['/shoot/day2', 1],
+      ]),
+    )
+    const day1 = tree.folders.find((f) => f.path === '/shoot/day1')
+    const top = tree.folders.find((f) => f.path === '/shoot')
+    expect(day1?.parentId).toBe(top?.id)
+  })
+
+  it('filters the list by folder, type, size and words, and pages it by keyset', async () => {
+    const tree = await value<AssetFolderTree>('assets.folders')
+    const day1 = tree.folders.find((f) => f.path === '/shoot/day1')
+    const names = (page: AssetPage) => page.items.map((a) => a.name).sort()
+
+    expect(names(await value('assets.list', { folder: day1?.id }))).toEqual([
+      'dunes.png',
+      'gulls.png',
+    ])
+    expect(names(await value('assets.list', { mediaType: 'video' }))).toEqual([])
+    // The harbour is the only 64-pixel image, the largest file; its copy, listed first, was sent.
+    const big = await value<AssetPage>('assets.list', { minBytes: 200 })
+    expect(names(big)).toContain('harbour copy.png')
+    expect(names(big)).not.toContain('gulls.png')
+    expect(names(await value('assets.list', { text: 'gulls' }))).toEqual(['gulls.png'])
+    expect(names(await value('assets.list', { text: 'day2' }))).toEqual(['pier.png'])
+    const all = await value<AssetPage>('assets.list', {})
+    const seen: string[] = []
+    let cursor: string | null = null
+    for (let page = 0; page < 10; page++) {
+      const result: AssetPage = await value('assets.list', { limit: 3, cursor })
+      seen.push(...result.items.map((a) => a.id))
+      cursor = result.next
+      if (cursor === null) break
+    }
+    expect(seen).toEqual(all.items.map((a) => a.id))
+    expect(new Set(seen).size).toBe(seen.length)
+    const wrong = await call('assets.list', { cursor: 'nonsense' })
+    expect(wrong).toMatchObject({ ok: false, error: { code: 'ASSETS_INVALID_CURSOR' } })
+  })
+
+  it('opens an asset with the runs that used it as an input', async () => {
+    const page = await value<AssetPage>('assets.list', { text: 'gulls' })
+    const gulls = page.items[0] as AssetItem
+    const run = await sandbox.call('POST', '/v1/models/atelier/upscale/runs', {
+      body: { input: { image: gulls.id, scale: 2 } },
+    })
+    expect(run.status).toBe(201)
+    expect((await core.syncNow()).last?.outcome).toBe('ok')
+    const detail = await value<AssetDetail>('assets.get', { id: gulls.id })
+    expect(detail).toMatchObject({
+      name: 'gulls.png',
+      folderPath: '/shoot/day1',
+      usedByMore: false,
+    })
+    expect(detail.usedBy.map((use) => [use.runId, use.model])).toEqual([
+      [(run.body as { id: string }).id, 'atelier/upscale'],
+    ])
+    const dunes = (await value<AssetPage>('assets.list', { text: 'dunes' })).items[0]
+    expect((await value<AssetDetail>('assets.get', { id: dunes?.id })).usedBy).toEqual([])
+    const missing = await call('assets.get', { id: 'no-such-asset' })
+    expect(missing).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+  })
+
+  it('creates, renames and moves folders, and moves assets into them', async () => {
+    const made = await value<AssetFolderItem>('assets.createFolder', { name: 'Selects' })
+    expect(made).toMatchObject({ name: 'Selects', parentId: null, path: '/Selects' })
+    const clash = await call('assets.createFolder', { name: 'selects' })
+    expect(clash).toMatchObject({ ok: false, error: { code: 'FOLDER_NAME_TAKEN' } })
+    const inner = await value<AssetFolderItem>('assets.createFolder', {
+      name: 'Best',
+      parentId: made.id,
+    })
+    const loop = await call('assets.moveFolder', { id: made.id, parentId: inner.id })
+    expect(loop).toMatchObject({ ok: false, error: { code: 'FOLDER_INTO_ITSELF' } })
+
+    const renamed = await value<AssetFolderItem>('assets.renameFolder', {
+      id: made.id,
+      name: 'Picks',
+    })
+    expect(renamed.path).toBe('/Picks')
+    let tree = await value<AssetFolderTree>('assets.folders')
+    expect(tree.folders.find((f) => f.id === inner.id)?.path).toBe('/Picks/Best')
+
+    const moved = await value<AssetFolderItem>('assets.moveFolder', {
+      id: inner.id,
+      parentId: null,
+    })
+    expect(moved).toMatchObject({ parentId: null, path: '/Best' })
+
+    const pier = (await value<AssetPage>('assets.list', { text: 'pier' })).items[0] as AssetItem
+    const after = await value<AssetItem[]>('assets.move', { ids: [pier.id], folderId: inner.id })
+    expect(after.map((a) => a.folderId)).toEqual([inner.id])
+    expect(
+      (await value<AssetPage>('assets.list', { folder: inner.id })).items.map((a) => a.name),
+    ).toEqual(['pier.png'])
+    tree = await value<AssetFolderTree>('assets.folders')
+    expect(tree.folders.find((f) => f.id === inner.id)?.assetCount).toBe(1)
+
+    const full = await call('assets.deleteFolder', { id: inner.id })
+    expect(full).toMatchObject({ ok: false, error: { code: 'FOLDER_NOT_EMPTY' } })
+  })
+
+  it('refuses to upload what is not a folder, before anything starts', async () => {
+    const file = join(scratch, 'shoot', 'notes.txt')
+    expect(await call('uploads.start', { path: file })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_A_FOLDER' },
+    })
+    expect(await call('uploads.start', { path: 'relative/shoot' })).toMatchObject({
+      ok: false,
+      error: { code: 'PATH_NOT_ABSOLUTE' },
+    })
+  })
+})
+
+describe('pausing and resuming an upload', () => {
+  it('stops at pause, goes on at resume and finishes every file', async () => {
+    const root = join(scratch, 'batch')
+    mkdirSync(root)
+    for (let i = 0; i < 30; i++) writeFileSync(join(root, `frame-${i}.png`), await png(100 + i))
+    const from = heard.length
+    const started = await value<UploadSummary>('uploads.start', { path: root, concurrency: 1 })
+    await nextEvent(
+      'uploads.progress',
+      (e) => e.upload.id === started.id && e.upload.files.done >= 1,
+      from,
+    )
+    const paused = await value<UploadSummary>('uploads.pause', { id: started.id })
+    expect(paused.state).toBe('paused')
+    const pausedEvent = await nextEvent(
+      'uploads.progress',
+      (e) => e.upload.id === started.id && e.upload.state === 'paused',
+      from,
+    )
+    expect(pausedEvent.upload.files.done).toBeLessThan(30)
+    const listed = await value<UploadSummary[]>('uploads.list')
+    expect(listed.find((u) => u.id === started.id)?.state).toBe('paused')
+
+    const resumeFrom = heard.length
+    expect((await value<UploadSummary>('uploads.resume', { id: started.id })).state).toBe(
+      'uploading',
+    )
+    const end = await nextEvent(
+      'uploads.progress',
+      (e) => e.upload.id === started.id && e.upload.state === 'finished',
+      resumeFrom,
+    )
+    expect(end.upload.files).toMatchObject({ total: 30, done: 30, failed: 0 })
+    const again = await call('uploads.resume', { id: started.id })
+    expect(again).toMatchObject({ ok: false, error: { code: 'UPLOAD_NOT_PAUSED' } })
+    const files = await value<{ state: string }[]>('uploads.files', { id: started.id })
+    expect(files.filter((f) => f.state === 'done')).toHaveLength(30)
+  }, 60_000)
+})
+
+describe('browsing the folders of this machine', () => {
+  it('starts at home and lists sub-folders only, hidden ones left out', async () => {
+    const home = await value<FolderListing>('uploads.browse', {})
+    expect(home.path).toBe(homedir())
+    const place = join(scratch, 'browse')
+    mkdirSync(join(place, 'Beta'), { recursive: true })
+    mkdirSync(join(place, 'alpha'))
+    mkdirSync(join(place, '.cache'))
+    writeFileSync(join(place, 'photo.png'), 'x')
+    const listing = await value<FolderListing>('uploads.browse', { path: place })
+    expect(listing).toMatchObject({ path: place, parent: scratch })
+    expect(listing.folders).toEqual([
+      { name: 'alpha', path: join(place, 'alpha') },
+      { name: 'Beta', path: join(place, 'Beta') },
+    ])
+  })
+
+  it('refuses a file, a missing folder and a relative path, saying why', async () => {
+    const file = join(scratch, 'browse', 'photo.png')
+    expect(await call('uploads.browse', { path: file })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_A_FOLDER' },
+    })
+    expect(await call('uploads.browse', { path: join(scratch, 'nowhere') })).toMatchObject({
+      ok: false,
+      error: { code: 'FOLDER_MISSING' },
+    })
+    expect(await call('uploads.browse', { path: 'Pictures' })).toMatchObject({
+      ok: false,
+      error: { code: 'PATH_NOT_ABSOLUTE' },
+    })
+  })
+
+  it.skipIf(process.getuid?.() === 0)('refuses a folder it may not read', async () => {
+    const locked = join(scratch, 'locked')
+    mkdirSync(locked)
+    chmodSync(locked, 0o000)
+    try {
+      expect(await call('uploads.browse', { path: locked })).toMatchObject({
+        ok: false,
+        error: { code: 'FOLDER_UNREADABLE' },
+      })
+    } finally {
+      chmodSync(locked, 0o755)
+    }
+  })
+
+  it('has no system folder dialog in the browser mode', async () => {
+    expect(await call('uploads.chooseFolder')).toMatchObject({
+      ok: false,
+      error: { code: 'UNAVAILABLE' },
+    })
+  })
+})

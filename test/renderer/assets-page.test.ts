@@ -1,0 +1,368 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { createElement, Fragment } from 'react'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type {
+  AssetFolderItem,
+  AssetItem,
+  FolderListing,
+  UploadSummary,
+} from '../../src-shared/domain/assets'
+import type { AtelierApi } from '../../src-shared/ipc/api'
+import type { IpcChannel } from '../../src-shared/ipc/contract'
+import type { IpcEvents } from '../../src-shared/ipc/events'
+import type { IpcResult } from '../../src-shared/ipc/result'
+import { AssetsPage } from '../../src-renderer/src/assets'
+import { Toasts } from '../../src-renderer/src/shell/Toasts'
+import { useAppStore } from '../../src-renderer/src/store'
+import { u } from './shell-transport'
+import { unavailableApi } from './unavailable-api'
+
+/**
+ * The Assets section with its real store, components and words; only the IPC transport is a
+ * double: what the main process would answer, kept in memory, and the events it would push.
+ */
+
+const ok = <T>(value: T): Promise<IpcResult<T>> => Promise.resolve({ ok: true, value })
+
+function asset(n: number, name: string, folderId: string | null): AssetItem {
+  return {
+    id: u(100 + n),
+    name,
+    folderId,
+    mediaType: 'image',
+    contentType: 'image/png',
+    sizeBytes: 1000 * n,
+    sha256: String(n).padStart(64, '0'),
+    width: 160,
+    height: 120,
+    durationMs: null,
+    status: 'ready',
+    createdAt: `2026-03-0${n}T09:30:00Z`,
+    url: null,
+  }
+}
+
+const folder = (n: number, name: string, parentId: string | null, path: string) =>
+  ({ id: u(n), name, parentId, path, assetCount: 1 }) satisfies AssetFolderItem
+
+function summary(over: Partial<UploadSummary> = {}): UploadSummary {
+  return {
+    id: u(900),
+    root: '/home/ana/Coast shoot',
+    folderName: 'Coast shoot',
+    state: 'uploading',
+    watched: false,
+    startedAt: 1_000,
+    finishedAt: null,
+    files: { total: 10, done: 3, duplicates: 1, failed: 0 },
+    bytes: { total: 10_000, done: 4_000 },
+    rate: 2_048,
+    etaSeconds: 3,
+    failures: [],
+    skipped: 2,
+    unreadable: 0,
+    error: null,
+    ...over,
+  }
+}
+
+class AssetsMain {
+  readonly calls: { channel: IpcChannel; args: unknown }[] = []
+  items = [asset(1, 'dunes.png', u(1)), asset(2, 'gulls.png', u(1)), asset(3, 'pier.png', u(2))]
+  folders = [
+    folder(1, 'Coast shoot', null, '/Coast shoot'),
+    folder(2, 'Day 1', u(1), '/Coast shoot/Day 1'),
+  ]
+  listings: Record<string, FolderListing> = {
+    home: {
+      path: '/home/ana',
+      parent: '/home',
+      home: '/home/ana',
+      folders: [{ name: 'Pictures', path: '/home/ana/Pictures' }],
+    },
+    '/home/ana/Pictures': {
+      path: '/home/ana/Pictures',
+      parent: '/home/ana',
+      home: '/home/ana',
+      folders: [],
+    },
+  }
+  private readonly listeners = new Map<string, Set<(payload: never) => void>>()
+
+  argsOf(channel: IpcChannel): unknown[] {
+    return this.calls.filter((c) => c.channel === channel).map((c) => c.args)
+  }
+
+  emit<E extends keyof IpcEvents>(event: E, payload: IpcEvents[E]) {
+    for (const listener of this.listeners.get(event) ?? []) {
+      ;(listener as (value: IpcEvents[E]) => void)(payload)
+    }
+  }
+
+  private record(channel: IpcChannel, args?: unknown) {
+    this.calls.push({ channel, args })
+  }
+
+  readonly api: AtelierApi = {
+    ...unavailableApi(),
+    assets: {
+      ...unavailableApi().assets,
+      list: (args) => {
+        this.record('assets.list', args)
+        const items = this.items.filter(
+          (item) =>
+            (args.folder === undefined || item.folderId === args.folder) &&
+            item.name.includes(args.text ?? ''),
+        )
+        return ok({ items, next: null })
+      },
+      folders: () => {
+        this.record('assets.folders')
+        return ok({ folders: this.folders, rootCount: 0, total: this.items.length })
+      },
+      get: ({ id }) => {
+        this.record('assets.get', { id })
+        const item = this.items.find((a) => a.id === id) ?? asset(9, 'gone', null)
+        return ok({
+          ...item,
+          folderPath: '/Coast shoot',
+          updatedAt: item.createdAt,
+          metadata: {},
+          usedBy: [],
+          usedByMore: false,
+        })
+      },
+      delete: (args) => {
+        this.record('assets.delete', args)
+        return ok({ undoId: u(700), count: args.ids.length, sendsAt: Date.now() + 6_000 })
+      },
+      undoDelete: (args) => {
+        this.record('assets.undoDelete', args)
+        return ok(null)
+      },
+    },
+    uploads: {
+      ...unavailableApi().uploads,
+      list: () => ok([]),
+      watches: () => ok([]),
+      files: (args) => {
+        this.record('uploads.files', args)
+        return ok([])
+      },
+      browse: (args) => {
+        this.record('uploads.browse', args)
+        const listing = this.listings[args.path ?? 'home']
+        return listing
+          ? ok(listing)
+          : Promise.resolve({
+              ok: false,
+              error: { code: 'FOLDER_MISSING', message: `There is no folder at "${args.path}".` },
+            })
+      },
+      start: (args) => {
+        this.record('uploads.start', args)
+        return ok(summary({ state: 'scanning', root: args.path }))
+      },
+      pause: (args) => {
+        this.record('uploads.pause', args)
+        return ok(summary({ state: 'paused' }))
+      },
+    },
+    on: (event, listener) => {
+      const set = this.listeners.get(event) ?? new Set()
+      this.listeners.set(event, set)
+      set.add(listener)
+      return () => {
+        set.delete(listener)
+      }
+    },
+  }
+}
+
+let main: AssetsMain
+
+/**
+ * happy-dom lays nothing out, so every box measures 0 and a virtualized grid would show no
+ * tiles: the scroll areas get the size a window gives them.
+ */
+const VIEW = { clientHeight: 800, clientWidth: 1000 }
+const SCROLLERS = ['asset-scroller', 'upload-files']
+const measured = Object.keys(VIEW).map(
+  (key) => [key, Object.getOwnPropertyDescriptor(Element.prototype, key)] as const,
+)
+
+beforeEach(async () => {
+  for (const [key, original] of measured) {
+    Object.defineProperty(HTMLElement.prototype, key, {
+      configurable: true,
+      get(this: HTMLElement) {
+        if (SCROLLERS.some((name) => this.classList.contains(name))) {
+          return VIEW[key as keyof typeof VIEW]
+        }
+        return (original?.get?.call(this) as number | undefined) ?? 0
+      },
+    })
+  }
+  main = new AssetsMain()
+  window.atelier = main.api
+  useAppStore.setState(useAppStore.getInitialState(), true)
+  render(createElement(Fragment, null, createElement(AssetsPage), createElement(Toasts)))
+  await act(async () => {})
+})
+
+afterEach(() => {
+  for (const [key] of measured) Reflect.deleteProperty(HTMLElement.prototype, key)
+  cleanup()
+  useAppStore.setState(useAppStore.getInitialState(), true)
+  delete window.atelier
+})
+
+const grid = () => screen.getByRole('grid', { name: 'Assets' })
+const tile = (name: string) => within(grid()).getByRole('gridcell', { name })
+const selected = () =>
+  within(grid())
+    .getAllByRole('gridcell')
+    .filter((cell) => cell.getAttribute('aria-selected') === 'true')
+    .map((cell) => cell.getAttribute('aria-label'))
+
+async function click(element: Element, init: MouseEventInit = {}) {
+  await act(async () => {
+    fireEvent.click(element, init)
+    await Promise.resolve()
+  })
+}
+
+describe('the asset list', () => {
+  it('shows the mirror’s assets and the folders nested by parent', () => {
+    expect(
+      within(grid())
+        .getAllByRole('gridcell')
+        .map((c) => c.getAttribute('aria-label')),
+    ).toEqual(['dunes.png', 'gulls.png', 'pier.png'])
+    const tree = screen.getByRole('tree', { name: 'Asset folders' })
+    const coast = within(tree).getByRole('button', { name: 'Coast shoot' }).closest('li')
+    expect(coast).not.toBeNull()
+    // Day 1 sits inside Coast shoot, not beside it.
+    expect(within(coast as HTMLElement).getByRole('button', { name: 'Day 1' })).toBeTruthy()
+    expect(screen.getByText('3 assets')).toBeTruthy()
+  })
+
+  it('lists a folder’s assets when the folder is chosen', async () => {
+    const tree = screen.getByRole('tree', { name: 'Asset folders' })
+    await click(within(tree).getByRole('button', { name: 'Day 1' }))
+    expect(main.argsOf('assets.list').at(-1)).toMatchObject({ folder: u(2) })
+    expect(
+      within(grid())
+        .getAllByRole('gridcell')
+        .map((c) => c.getAttribute('aria-label')),
+    ).toEqual(['pier.png'])
+  })
+
+  it('selects with a click, Ctrl+click, Shift+click and Ctrl+A, and opens the one clicked', async () => {
+    await click(tile('dunes.png'))
+    expect(selected()).toEqual(['dunes.png'])
+    expect(main.argsOf('assets.get')).toEqual([{ id: u(101) }])
+    expect(screen.getByRole('complementary', { name: 'Asset dunes.png' })).toBeTruthy()
+    await click(tile('pier.png'), { ctrlKey: true })
+    expect(selected()).toEqual(['dunes.png', 'pier.png'])
+    await click(tile('dunes.png'))
+    await click(tile('pier.png'), { shiftKey: true })
+    expect(selected()).toEqual(['dunes.png', 'gulls.png', 'pier.png'])
+    await click(tile('gulls.png'))
+    act(() => {
+      fireEvent.keyDown(grid(), { key: 'a', ctrlKey: true })
+    })
+    expect(selected()).toHaveLength(3)
+    expect(screen.getByText('3 assets selected')).toBeTruthy()
+  })
+
+  it('deletes the selection with the Delete key, and undoes it from the toast', async () => {
+    await click(tile('dunes.png'))
+    await click(tile('gulls.png'), { ctrlKey: true })
+    await act(async () => {
+      fireEvent.keyDown(grid(), { key: 'Delete' })
+      await Promise.resolve()
+    })
+    expect(main.argsOf('assets.delete')).toEqual([{ ids: [u(101), u(102)] }])
+    // Hidden at once, before the delete is sent.
+    expect(
+      within(grid())
+        .getAllByRole('gridcell')
+        .map((c) => c.getAttribute('aria-label')),
+    ).toEqual(['pier.png'])
+    const toast = screen.getByTestId('toast')
+    expect(toast.textContent).toContain('2 assets deleted')
+    await click(within(toast).getByRole('button', { name: 'Undo' }))
+    expect(main.argsOf('assets.undoDelete')).toEqual([{ undoId: u(700) }])
+  })
+})
+
+describe('uploads', () => {
+  it('shows an upload’s progress as it is pushed, with duplicates and what was left out', async () => {
+    act(() => {
+      main.emit('uploads.progress', { upload: summary(), files: [] })
+    })
+    await click(screen.getByRole('button', { name: 'Uploads (1)' }))
+    const card = screen.getByRole('listitem', { name: 'Upload of Coast shoot' })
+    expect(card.textContent).toContain('4 of 10 files')
+    expect(card.textContent).toContain('1 duplicate skipped')
+    expect(card.textContent).toContain('2 files left out')
+    expect(card.textContent).toContain('2.0 KB/s')
+    expect(within(card).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('40')
+
+    await click(within(card).getByRole('button', { name: 'Show files' }))
+    expect(main.argsOf('uploads.files')).toEqual([{ id: u(900) }])
+    act(() => {
+      main.emit('uploads.progress', {
+        upload: summary({ files: { total: 10, done: 4, duplicates: 1, failed: 1 } }),
+        files: [
+          {
+            seq: 7,
+            relativePath: 'Day 1/dunes.png',
+            sizeBytes: 1000,
+            state: 'failed',
+            bytesDone: 0,
+            error: { code: 'FILE_CHANGED', message: 'The file changed while it was sent.' },
+          },
+        ],
+      })
+    })
+    const files = within(card).getByRole('list', { name: 'Files' })
+    expect(within(files).getByRole('listitem').textContent).toContain('Failed')
+    expect(card.textContent).toContain('1 failure')
+
+    await click(within(card).getByRole('button', { name: 'Pause' }))
+    expect(main.argsOf('uploads.pause')).toEqual([{ id: u(900) }])
+    expect(card.textContent).toContain('Paused')
+  })
+
+  it('chooses a folder by browsing this machine in the browser mode, then uploads it', async () => {
+    await click(screen.getByRole('button', { name: 'Choose folder…' }))
+    const dialog = screen.getByRole('dialog', { name: 'Choose a folder to upload' })
+    expect(main.argsOf('uploads.browse')).toEqual([{}])
+    await click(within(dialog).getByRole('button', { name: /Pictures/ }))
+    expect(main.argsOf('uploads.browse').at(-1)).toEqual({ path: '/home/ana/Pictures' })
+    const path = within(dialog).getByRole('textbox', { name: 'Folder path' })
+    expect((path as HTMLInputElement).value).toBe('/home/ana/Pictures')
+    expect(within(dialog).getByText('No folders inside; this one can be uploaded.')).toBeTruthy()
+
+    // A typed path that is not there says so, from the main process's answer.
+    await act(async () => {
+      fireEvent.change(path, { target: { value: '/nowhere' } })
+      fireEvent.submit(path.closest('form') as HTMLFormElement)
+      await Promise.resolve()
+    })
+    expect(within(dialog).getByRole('alert').textContent).toContain('There is no folder at')
+
+    await act(async () => {
+      fireEvent.change(path, { target: { value: '/home/ana/Pictures' } })
+      await Promise.resolve()
+    })
+    await click(within(dialog).getByRole('checkbox'))
+    await click(within(dialog).getByRole('button', { name: 'Upload this folder' }))
+    expect(main.argsOf('uploads.start')).toEqual([{ path: '/home/ana/Pictures', watch: true }])
+    expect(screen.queryByRole('dialog')).toBeNull()
+    expect(screen.getByRole('complementary', { name: 'Uploads' })).toBeTruthy()
+  })
+})

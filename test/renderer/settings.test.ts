@@ -1,0 +1,290 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { createElement } from 'react'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  DEFAULT_APP_SETTINGS,
+  type AppSettings,
+  type ProfilesView,
+  type WebhookItem,
+} from '../../src-shared/domain/settings'
+import type { IpcChannel } from '../../src-shared/ipc/contract'
+import type { IpcError, IpcResult } from '../../src-shared/ipc/result'
+import { SettingsPage } from '../../src-renderer/src/shell/SettingsPage'
+import { useAppStore } from '../../src-renderer/src/store'
+import { settled, ShellMain, u } from './shell-transport'
+
+const ok = <T>(value: T): Promise<IpcResult<T>> => Promise.resolve({ ok: true, value })
+const failed = (error: IpcError): Promise<IpcResult<never>> => Promise.resolve({ ok: false, error })
+
+/**
+ * What main answers for the Settings channels, kept in memory: only the transport is doubled;
+ * the page, its forms, the shared schemas and the store are the app's own.
+ */
+class SettingsMain extends ShellMain {
+  profiles: ProfilesView = { inUse: null, profiles: [] }
+  webhooks: WebhookItem[] = []
+  values: AppSettings = structuredClone(DEFAULT_APP_SETTINGS)
+  /** The keys main accepts; any other is refused as the service would. */
+  validKeys = new Set(['sk_live_good'])
+  readonly settingsCalls: { channel: IpcChannel; args: unknown }[] = []
+
+  callsOf(channel: IpcChannel): unknown[] {
+    return this.settingsCalls.filter((c) => c.channel === channel).map((c) => c.args)
+  }
+
+  private note(channel: IpcChannel, args?: unknown) {
+    this.settingsCalls.push({ channel, args })
+  }
+
+  constructor() {
+    super()
+    Object.assign(this.api, {
+      profiles: {
+        list: () => ok(structuredClone(this.profiles)),
+        add: (args: { name: string; baseUrl: string; apiKey: string }) => {
+          this.note('profiles.add', args)
+          if (!this.validKeys.has(args.apiKey)) {
+            return failed({
+              code: 'KEY_REJECTED',
+              message: `The service at ${args.baseUrl} rejected this key (UNAUTHORIZED): it is not a valid key there.`,
+            })
+          }
+          this.profiles.profiles.push({
+            name: args.name,
+            baseUrl: args.baseUrl,
+            organizationId: u(77),
+            createdAt: '2025-01-01T00:00:00.000Z',
+            inUse: false,
+          })
+          return ok(structuredClone(this.profiles))
+        },
+        switch: (args: { name: string | null }) => {
+          this.note('profiles.switch', args)
+          this.profiles.inUse = args.name
+          for (const p of this.profiles.profiles) p.inUse = p.name === args.name
+          return ok(structuredClone(this.profiles))
+        },
+        remove: (args: { name: string }) => {
+          this.note('profiles.remove', args)
+          this.profiles.profiles = this.profiles.profiles.filter((p) => p.name !== args.name)
+          return ok(structuredClone(this.profiles))
+        },
+      },
+      sandbox: {
+        status: () =>
+          ok({
+            running: true,
+            inUse: true,
+            url: 'http://127.0.0.1:4010',
+            dataBytes: 3 * 1024 ** 2,
+          }),
+      },
+      webhooks: {
+        list: () => ok(structuredClone(this.webhooks)),
+        create: (args: { url: string; events: string[] }) => {
+          this.note('webhooks.create', args)
+          const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789ABCD'
+          const webhook: WebhookItem = {
+            id: u(900),
+            url: args.url,
+            events: args.events,
+            fingerprint: secret.slice(-4),
+            active: true,
+            createdAt: '2025-01-01T00:00:00.000Z',
+          }
+          this.webhooks.push(webhook)
+          return ok({ webhook, secret })
+        },
+        delete: () => ok(null),
+      },
+      settings: {
+        get: () => ok(structuredClone(this.values)),
+        set: (args: AppSettings) => {
+          this.note('settings.set', args)
+          this.values = structuredClone(args)
+          return ok(structuredClone(args))
+        },
+        storage: () =>
+          ok({
+            mirrorBytes: 12 * 1024 ** 2,
+            mediaBytes: 300 * 1024 ** 2,
+            mediaCapBytes: 2 * 1024 ** 3,
+            ledgerBytes: 80 * 1024,
+            sandboxBytes: 3 * 1024 ** 2,
+          }),
+        rebuildMirror: () => failed({ code: 'UNAVAILABLE', message: 'Not part of these tests.' }),
+      },
+    })
+  }
+}
+
+let main: SettingsMain
+
+beforeEach(() => {
+  main = new SettingsMain()
+  window.atelier = main.api
+  useAppStore.setState(useAppStore.getInitialState(), true)
+})
+
+afterEach(() => {
+  cleanup()
+  useAppStore.setState(useAppStore.getInitialState(), true)
+  delete window.atelier
+})
+
+async function renderSettings() {
+  render(createElement(SettingsPage))
+  await act(async () => {})
+}
+
+function type(input: HTMLElement, value: string) {
+  fireEvent.change(input, { target: { value } })
+}
+
+describe('the Settings section', () => {
+  it('adds a profile: field messages first, the refusal under the key, then the list', async () => {
+    await renderSettings()
+    const profiles = within(screen.getByRole('list', { name: 'Profiles' }))
+    expect(profiles.getByText('Local sandbox')).toBeTruthy()
+    expect(profiles.getByText('In use')).toBeTruthy()
+
+    fireEvent.click(screen.getByRole('button', { name: 'Add profile…' }))
+    const dialog = within(screen.getByRole('dialog', { name: 'Add a profile' }))
+    const key = dialog.getByLabelText('API key')
+    expect(key.getAttribute('type')).toBe('password')
+
+    // An empty form is checked here with the channel's own schema: nothing goes to main.
+    await settled(() => {
+      fireEvent.click(dialog.getByRole('button', { name: 'Test and save' }))
+    })
+    expect(main.callsOf('profiles.add')).toEqual([])
+    expect(dialog.getByLabelText('Name').getAttribute('aria-invalid')).toBe('true')
+    expect(dialog.getByText('Paste the API key.')).toBeTruthy()
+    expect(dialog.getByText(/Give the service address/)).toBeTruthy()
+
+    type(dialog.getByLabelText('Name'), 'studio')
+    type(dialog.getByLabelText('Service address'), 'https://api.example.com')
+    type(key, 'sk_live_wrong')
+    await settled(() => {
+      fireEvent.click(dialog.getByRole('button', { name: 'Test and save' }))
+    })
+    expect(main.callsOf('profiles.add')).toHaveLength(1)
+    expect(key.getAttribute('aria-invalid')).toBe('true')
+    expect(dialog.getByText(/rejected this key/)).toBeTruthy()
+
+    type(key, 'sk_live_good')
+    await settled(() => {
+      fireEvent.click(dialog.getByRole('button', { name: 'Test and save' }))
+    })
+    expect(screen.queryByRole('dialog')).toBeNull()
+    expect(profiles.getByText('studio')).toBeTruthy()
+    expect(profiles.getByText(/https:\/\/api\.example\.com/)).toBeTruthy()
+  })
+
+  it('asks before removing a profile, and removes it only when confirmed', async () => {
+    main.profiles.profiles.push({
+      name: 'studio',
+      baseUrl: 'https://api.example.com',
+      organizationId: null,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      inUse: false,
+    })
+    await renderSettings()
+    fireEvent.click(screen.getByRole('button', { name: 'Remove profile studio' }))
+    fireEvent.click(
+      within(screen.getByRole('dialog', { name: 'Remove profile studio?' })).getByRole('button', {
+        name: 'Cancel',
+      }),
+    )
+    expect(main.callsOf('profiles.remove')).toEqual([])
+    expect(screen.getByText('studio')).toBeTruthy()
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove profile studio' }))
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Remove profile' }))
+    })
+    expect(main.callsOf('profiles.remove')).toEqual([{ name: 'studio' }])
+    expect(screen.queryByText('studio')).toBeNull()
+  })
+
+  it('switches to a profile, and the one in use cannot be removed', async () => {
+    main.profiles.profiles.push({
+      name: 'studio',
+      baseUrl: 'https://api.example.com',
+      organizationId: null,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      inUse: false,
+    })
+    await renderSettings()
+    const row = screen.getByText('studio').closest('li')
+    if (!row) throw new Error('no row')
+    await settled(() => {
+      fireEvent.click(within(row).getByRole('button', { name: 'Use' }))
+    })
+    expect(main.callsOf('profiles.switch')).toEqual([{ name: 'studio' }])
+    expect(within(row).getByText('In use')).toBeTruthy()
+    expect(
+      screen.getByRole<HTMLButtonElement>('button', { name: 'Remove profile studio' }).disabled,
+    ).toBe(true)
+  })
+
+  it('shows a new webhook secret once, with Copy, and never again', async () => {
+    await renderSettings()
+    expect(screen.getByText('No webhooks yet.')).toBeTruthy()
+    type(screen.getByLabelText('New webhook address'), 'https://hooks.example.com/in')
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Create webhook' }))
+    })
+    expect(main.callsOf('webhooks.create')).toEqual([
+      { url: 'https://hooks.example.com/in', events: ['run.completed', 'run.failed'] },
+    ])
+    const dialog = within(screen.getByRole('dialog', { name: "The webhook's signing secret" }))
+    expect(dialog.getByTestId('webhook-secret').textContent).toBe(
+      'whsec_abcdefghijklmnopqrstuvwxyz0123456789ABCD',
+    )
+    expect(dialog.getByText('it will not be shown again.')).toBeTruthy()
+    expect(dialog.getByRole('button', { name: 'Copy' })).toBeTruthy()
+
+    fireEvent.click(dialog.getByRole('button', { name: 'Done' }))
+    expect(document.body.textContent).not.toContain('whsec_abcdefghijklmnopqrstuvwxyz')
+    expect(screen.getByText(/secret …ABCD/)).toBeTruthy()
+  })
+
+  it('refuses a webhook without events before asking main', async () => {
+    await renderSettings()
+    type(screen.getByLabelText('New webhook address'), 'https://hooks.example.com/in')
+    fireEvent.click(screen.getByLabelText('Run completed'))
+    fireEvent.click(screen.getByLabelText('Run failed'))
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Create webhook' }))
+    })
+    expect(main.callsOf('webhooks.create')).toEqual([])
+    expect(screen.getByText(/Pick at least one event/)).toBeTruthy()
+  })
+
+  it('saves the sync settings, checked field by field', async () => {
+    await renderSettings()
+    const interval = screen.getByLabelText('Sync every (minutes)')
+    type(interval, '0')
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    })
+    expect(main.callsOf('settings.set')).toEqual([])
+    expect(screen.getByText('At least 1 minute.')).toBeTruthy()
+
+    type(interval, '15')
+    fireEvent.click(screen.getByLabelText('Evaluations'))
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }))
+    })
+    expect(main.callsOf('settings.set')).toEqual([
+      {
+        ...DEFAULT_APP_SETTINGS,
+        syncIntervalMinutes: 15,
+        mirror: { runs: true, evaluations: false, assets: true },
+      },
+    ])
+    expect(screen.getByText(/300\.0 MB of 2\.0 GB/)).toBeTruthy()
+  })
+})
