@@ -1,5 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIRROR_FILE } from '../../src-main/db'
@@ -310,14 +311,23 @@ describe('Settings: what the mirror keeps, storage, rebuild and reset', { timeou
     const refused = await app.call('settings.rebuildMirror', {})
     expect(errorOf(refused).code).toBe('INVALID_ARGUMENT')
     const mirror = join(app.home, MIRROR_FILE)
-    const before = statSync(mirror).ino
+    // A mark only the old file holds: a new file could reuse the old one's inode.
+    const old = new Database(mirror)
+    old.exec('CREATE TABLE rebuild_mark (x)')
+    old.close()
     const status = await app.value<{ state: string; last: { outcome: string; fetched: number } }>(
       'settings.rebuildMirror',
       { confirmed: true },
     )
     expect(status.last.outcome).toBe('ok')
     expect(status.last.fetched).toBeGreaterThan(0)
-    expect(statSync(mirror).ino).not.toBe(before)
+    const rebuilt = new Database(mirror, { readonly: true })
+    const marks = rebuilt
+      .prepare("SELECT count(*) FROM sqlite_master WHERE name = 'rebuild_mark'")
+      .pluck()
+      .get()
+    rebuilt.close()
+    expect(marks).toBe(0)
   })
 
   it('resets the sandbox only when confirmed, and never stops the one in use', async () => {
