@@ -4,6 +4,7 @@ export type RunPageErrorCode =
   | 'SECRET_NEEDED'
   | 'SIGNATURE_MALFORMED'
   | 'KEYCHAIN_UNAVAILABLE'
+  | 'LOG_CURSOR_INVALID'
 
 /** A problem of the run page itself, with a stable code and a message that says what to do. */
 export class RunPageError extends Error {

@@ -73,7 +73,16 @@ export class RunPageService {
 
   logs({ runId, after }: RunArgs & { after: string }): RunLogPage {
     this.get({ runId })
-    return logPage(this.options.databases, runId, after)
+    try {
+      return logPage(this.options.databases, runId, after)
+    } catch (error) {
+      // The mirror's cursor decoder throws a TypeError for a cursor of another list.
+      if (!(error instanceof TypeError)) throw error
+      throw new RunPageError(
+        'LOG_CURSOR_INVALID',
+        'That place in the log is not one this run gave. Open the run again to read its log from the start.',
+      )
+    }
   }
 
   /**
