@@ -144,4 +144,4 @@ export {
   type LocalFlowVersionRecord,
   type LocalFlowWrite,
 } from './repositories/local-flows'
-export { decimalMicro, timeMs } from './values'
+export { decimalMicro, decodeCursor, encodeCursor, timeMs } from './values'

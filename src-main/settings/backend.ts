@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { sandboxBackend, type Backend } from '../app/backend'
+import type { Backend } from '../app/backend'
 import type { RunningSandbox } from '../sandbox'
 import { Profiles, type Keychain } from '../secrets'
 import { createServiceClient } from '../service'
@@ -16,10 +16,6 @@ export async function startHomeSandbox(home: string): Promise<RunningSandbox> {
   // Loaded on demand: Fastify and sharp are only needed when the sandbox runs.
   const { startSandbox } = await import('../sandbox')
   return startSandbox({ dataDir: sandboxDir(home), port: 0 })
-}
-
-export function backendOfSandbox(sandbox: RunningSandbox): Backend {
-  return sandboxBackend(sandbox)
 }
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { AppSettings } from '../../src-shared/domain/settings'
 import type { SyncStatus } from '../../src-shared/domain/sync'
 import type { IpcEvents } from '../../src-shared/ipc'
-import type { Backend } from '../app/backend'
+import { sandboxBackend, type Backend } from '../app/backend'
 import { openCore, type Core, type CoreOptions, type EventSink } from '../core'
 import { isDbError, MIRROR_FILE } from '../db'
 import type { Unavailable } from '../ipc'
@@ -13,7 +13,7 @@ import { isSecretsError, osKeychain, readProfiles, type Keychain } from '../secr
 import { writeProfiles } from '../secrets/profiles-file'
 import { isServiceError } from '../service'
 import { coreSettingsOf, readAppSettings } from './app-settings'
-import { backendOfSandbox, openProfileBackend, sandboxDir, startHomeSandbox } from './backend'
+import { openProfileBackend, sandboxDir, startHomeSandbox } from './backend'
 
 export interface CoreHostOptions {
   home: string
@@ -258,7 +258,7 @@ export class CoreHost {
 
   async #sandboxBackend(): Promise<Backend> {
     this.#sandbox ??= await startHomeSandbox(this.home)
-    const backend = backendOfSandbox(this.#sandbox)
+    const backend = sandboxBackend(this.#sandbox)
     // The host stops the sandbox itself (`#stopSandbox`): a backend closed by a switch must not.
     return { ...backend, close: () => Promise.resolve() }
   }

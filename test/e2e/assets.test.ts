@@ -1,15 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxBackend, type Backend } from '../../src-main/app/backend'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { sandboxBackend } from '../../src-main/app/backend'
+import { startApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 const { available } = chromiumAvailability()
@@ -33,20 +29,25 @@ async function picture(seed: number, format: 'png' | 'jpeg'): Promise<Buffer> {
 }
 
 describe.runIf(available)('the asset manager in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
-  let sandbox: TestSandbox
-  let backend: Backend
+  let app: App<TestSandbox>
   let home: string
-  let logger: Logger
-  let core: Core
   let page: Page
+  let errors: string[]
   let shoot: string
-  const errors: string[] = []
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true })
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-assets-'))
+    app = await startApp({
+      name: 'assets',
+      service: () =>
+        startTestSandbox({
+          latencyMs: 20,
+          // Each confirmation waits a little, so the upload is seen while it moves.
+          faults: [{ operationId: 'confirmAssetUpload', latencyMs: 250 }],
+        }),
+      stopService: (sandbox) => sandbox.close(),
+    })
+    home = app.home
     // A folder with sub-folders and duplicates, as a photographer's card would hold.
     shoot = join(home, 'Coast shoot')
     mkdirSync(join(shoot, 'Day 1'), { recursive: true })
@@ -61,38 +62,14 @@ describe.runIf(available)('the asset manager in Chromium', () => {
     writeFileSync(join(shoot, 'Day 2', 'Selects', 'dunes-best.png'), await picture(3, 'png'))
     writeFileSync(join(shoot, 'cover.png'), await picture(40, 'png'))
     writeFileSync(join(shoot, 'notes.txt'), 'Shot list and releases.')
-    ;[renderer, browser, sandbox] = await Promise.all([
-      buildAndServeRenderer(),
-      launchChromium(),
-      startTestSandbox({
-        latencyMs: 20,
-        // Each confirmation waits a little, so the upload is seen while it moves.
-        faults: [{ operationId: 'confirmAssetUpload', latencyMs: 250 }],
-      }),
-    ])
-    backend = sandboxBackend(sandbox)
-    logger = openLogger({ home })
-    core = openCore({ home, backend, logger })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    app.openCore(sandboxBackend(app.service))
+    ;({ page, errors } = await app.openPage({ viewport: { width: 1440, height: 900 } }))
     page.setDefaultTimeout(10_000)
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.goto(renderer.url)
-    await page
-      .getByRole('navigation', { name: 'Sections' })
-      .getByRole('status')
-      .filter({ hasText: 'Synced just now' })
-      .waitFor({ timeout: 60_000 })
   }, 120_000)
 
   afterAll(async () => {
     await page.close()
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await sandbox.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
 
   it('uploads a folder from the browser mode, with progress, skipped duplicates and the tree', async () => {

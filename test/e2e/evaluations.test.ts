@@ -1,18 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { createServer, connect, type Server, type Socket, type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Evaluation } from '../../src-shared/api'
 import { evaluationListSchema } from '../../src-shared/domain/evaluations'
-import { sandboxBackend, type Backend } from '../../src-main/app/backend'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
+import { sandboxBackend } from '../../src-main/app/backend'
+import type { Core } from '../../src-main/core'
 import { seedHistory } from '../../src-main/sandbox/runs'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 const { available } = chromiumAvailability()
@@ -73,45 +70,37 @@ async function relayTo(target: string): Promise<Relay> {
 }
 
 describe.runIf(available)('the Evaluations section in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
+  let app: App<TestSandbox>
   let sandbox: TestSandbox
   let relay: Relay
-  let backend: Backend
-  let scratch: string
-  let logger: Logger
   let core: Core
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true })
-    scratch = mkdtempSync(join(tmpdir(), 'atelier-e2e-evaluations-'))
-    ;[renderer, browser, sandbox] = await Promise.all([
-      buildAndServeRenderer(),
-      launchChromium(),
-      startTestSandbox({ latencyMs: 0 }),
-    ])
+    app = await startApp({
+      name: 'evaluations',
+      service: () => startTestSandbox({ latencyMs: 0 }),
+      stopService: async (started) => {
+        await relay.stop()
+        await started.close()
+      },
+    })
+    sandbox = app.service
     await seedHistory(sandbox.services, sandbox.orgId, 400)
     relay = await relayTo(sandbox.url)
     const direct = sandboxBackend(sandbox)
-    backend = {
+    const backend = {
       ...direct,
       info: { ...direct.info, url: relay.url },
       close: () => Promise.resolve(),
     }
-    logger = openLogger({ home: scratch })
     // One attempt a request: a stopped service is known to be offline at once.
-    core = openCore({ home: scratch, backend, logger, client: { retry: { maxAttempts: 1 } } })
+    core = app.openCore(backend, { client: { retry: { maxAttempts: 1 } } })
     expect((await core.syncNow()).state).toBe('idle')
   }, 180_000)
 
   afterAll(async () => {
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await relay.stop()
-    await sandbox.close()
-    rmSync(scratch, { recursive: true, force: true })
+    await app.close()
   })
 
   async function serviceCopy(id: string): Promise<Evaluation> {
@@ -133,13 +122,8 @@ describe.runIf(available)('the Evaluations section in Chromium', () => {
     'browses and opens evaluations, rates one offline, sends it once back, and submits one',
     { timeout: 150_000 },
     async () => {
-      const page = await browser.newPage({ viewport: { width: 1360, height: 860 } })
-      const errors: string[] = []
-      page.on('pageerror', (error) => errors.push(error.message))
-      await bridgeToMainProcess(page, () => backend.info, { core })
-      await page.goto(renderer.url)
+      const { page, errors } = await app.openPage({ viewport: { width: 1360, height: 860 } })
       const nav = page.getByRole('navigation', { name: 'Sections' })
-      await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
       await nav.getByRole('button', { name: 'Evaluations' }).click()
 
       const list = page.getByRole('listbox', { name: 'Evaluations' })
@@ -147,10 +131,11 @@ describe.runIf(available)('the Evaluations section in Chromium', () => {
       await expect.poll(() => rows.count()).toBeGreaterThan(10)
       await page.screenshot({ path: join(screenshots, 'evaluations-light.png') })
 
-      // The newest completed evaluation of a run that has judges: its picture is in the media store.
+      // The newest completed evaluation of a run that has judges (its picture is in the media
+      // store) and no rating yet: the seeded history rates some at random.
       const { items } = core.evaluations.list(evaluationListSchema.parse({ limit: 200 }))
       const index = items.findIndex((row) => {
-        if (row.status !== 'completed' || row.runId === null) return false
+        if (row.status !== 'completed' || row.runId === null || row.rating !== null) return false
         const detail = core.evaluations.get({ id: row.id })
         return detail.image.sha256 !== null && detail.judges.length > 2
       })

@@ -1,18 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Run } from '../../src-shared/api'
 import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
 import { createServiceClient, type ServiceClient } from '../../src-main/service'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startApp, type App, type AppPage } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
 
 const { available } = chromiumAvailability()
 const screenshots = join(import.meta.dirname, '..', '..', 'docs', 'screenshots')
@@ -70,26 +65,25 @@ async function finished(client: ServiceClient, id: string): Promise<Run> {
 }
 
 describe.runIf(available)('the run page in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
-  let backend: Backend
-  let receiver: Awaited<ReturnType<typeof startReceiver>>
-  let home: string
-  let logger: Logger
-  let core: Core
+  type Receiver = Awaited<ReturnType<typeof startReceiver>>
+  let app: App<[Backend, Receiver]>
+  let receiver: Receiver
   let secret: string
   let failed: Run
   let pictures: [Run, Run]
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true })
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-run-page-'))
-    ;[renderer, browser, backend, receiver] = await Promise.all([
-      buildAndServeRenderer(),
-      launchChromium(),
-      startLocalSandbox(join(home, 'sandbox')),
-      startReceiver(),
-    ])
+    app = await startApp({
+      name: 'run-page',
+      service: (home) => Promise.all([startLocalSandbox(join(home, 'sandbox')), startReceiver()]),
+      stopService: async ([backend, receiver]) => {
+        await backend.close()
+        await receiver.close()
+      },
+    })
+    const [backend] = app.service
+    receiver = app.service[1]
     // Runs made through the service before the app opens: the app finds them by syncing.
     const client = createServiceClient({ baseUrl: backend.info.url, apiKey: backend.apiKey })
     const made = await client.post('/v1/callback-secrets', { body: { label: 'e2e receiver' } })
@@ -114,33 +108,23 @@ describe.runIf(available)('the run page in Chromium', () => {
     failed = f
     pictures = [a, b]
     await receiver.signature(0)
-    logger = openLogger({ home })
-    core = openCore({ home, backend, logger })
+    app.openCore(backend)
   }, 180_000)
 
   afterAll(async () => {
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await backend.close()
-    await receiver.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
 
-  async function openApp(): Promise<{ page: Page; errors: string[] }> {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } })
-    const errors: string[] = []
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.emulateMedia({ colorScheme: 'light' })
-    await page.goto(renderer.url)
-    const nav = page.getByRole('navigation', { name: 'Sections' })
-    await expect
-      .poll(() => nav.getByRole('status').textContent(), { timeout: 30_000 })
-      .toBe('Synced just now')
-    await nav.getByRole('button', { name: 'Runs' }).click()
-    return { page, errors }
+  async function openApp(): Promise<AppPage> {
+    const opened = await app.openPage({
+      viewport: { width: 1440, height: 1000 },
+      colorScheme: 'light',
+    })
+    await opened.page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('button', { name: 'Runs' })
+      .click()
+    return opened
   }
 
   it('shows a failed run, its failure and deliveries; redelivers and checks the signature', async () => {

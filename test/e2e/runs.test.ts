@@ -1,15 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxBackend } from '../../src-main/app/backend'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
+import type { Core } from '../../src-main/core'
 import { seedHistory } from '../../src-main/sandbox/runs'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 /**
@@ -23,56 +19,39 @@ const screenshots = join(import.meta.dirname, '..', '..', 'docs', 'screenshots')
 const SEEDED = 400
 
 describe.runIf(available)('the runs list in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
+  let app: App<TestSandbox>
   let sandbox: TestSandbox
-  let home: string
-  let logger: Logger
   let core: Core
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true })
-    ;[renderer, browser, sandbox] = await Promise.all([
-      buildAndServeRenderer(),
-      launchChromium(),
-      startTestSandbox({ latencyMs: 0 }),
-    ])
-    await seedHistory(sandbox.services, sandbox.orgId, SEEDED)
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-runs-'))
-    logger = openLogger({ home })
-    // One attempt a request, so that the stopped sandbox is known to be offline at once.
-    core = openCore({
-      home,
-      logger,
-      backend: { ...sandboxBackend(sandbox), close: () => Promise.resolve() },
-      client: { retry: { maxAttempts: 1 } },
+    app = await startApp({
+      name: 'runs',
+      service: () => startTestSandbox({ latencyMs: 0 }),
+      stopService: (started) => started.close(),
     })
+    sandbox = app.service
+    await seedHistory(sandbox.services, sandbox.orgId, SEEDED)
+    // One attempt a request, so that the stopped sandbox is known to be offline at once.
+    core = app.openCore(
+      { ...sandboxBackend(sandbox), close: () => Promise.resolve() },
+      { client: { retry: { maxAttempts: 1 } } },
+    )
     expect((await core.syncNow()).last?.outcome).toBe('ok')
   }, 120_000)
 
   afterAll(async () => {
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await sandbox.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
-
-  async function openApp(errors: string[]): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => sandboxBackend(sandbox).info, { core })
-    await page.goto(renderer.url)
-    return page
-  }
 
   it(
     'browses, filters, searches and opens synced runs, online and then offline',
     { timeout: 120_000 },
     async () => {
-      const errors: string[] = []
-      const page = await openApp(errors)
+      const { page, errors } = await app.openPage({
+        viewport: { width: 1440, height: 900 },
+        until: 'drawn',
+      })
       const main = page.getByRole('main')
       // Written as page source so the test project needs no DOM typings.
       const shownIds = () =>

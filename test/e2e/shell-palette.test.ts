@@ -1,33 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
 
 const { available } = chromiumAvailability()
 const artifacts = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 const FLOW_NAME = 'Harbour at dusk'
 
 describe.runIf(available)('the command palette, shortcuts, account and toasts in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
-  let backend: Backend
-  let home: string
-  let logger: Logger
-  let core: Core
+  let app: App<Backend>
 
   /** A call to the sandbox with the app's own key, as the service would answer it. */
   async function service(method: string, path: string, body?: unknown): Promise<unknown> {
-    const response = await fetch(`${backend.info.url}${path}`, {
+    const response = await fetch(`${app.service.info.url}${path}`, {
       method,
       headers: {
-        Authorization: `Bearer ${backend.apiKey}`,
+        Authorization: `Bearer ${app.service.apiKey}`,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -41,43 +31,25 @@ describe.runIf(available)('the command palette, shortcuts, account and toasts in
     return `${Number(balance).toFixed(4)} credits`
   }
 
-  async function openApp(): Promise<{ page: Page; errors: string[] }> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-    const errors: string[] = []
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.goto(renderer.url)
-    const nav = page.getByRole('navigation', { name: 'Sections' })
-    await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
-    return { page, errors }
-  }
-
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-palette-'))
-    ;[renderer, browser, backend] = await Promise.all([
-      buildAndServeRenderer(),
-      launchChromium(),
-      startLocalSandbox(join(home, 'sandbox')),
-    ])
-    logger = openLogger({ home })
-    core = openCore({ home, backend, logger })
+    app = await startApp({
+      name: 'palette',
+      service: (home) => startLocalSandbox(join(home, 'sandbox')),
+      stopService: (backend) => backend.close(),
+    })
+    const core = app.openCore(app.service)
     expect((await core.syncNow()).last?.outcome).toBe('ok')
     await core.flows.create({ name: FLOW_NAME })
     await core.flows.create({ name: 'Portrait in oils' })
   }, 120_000)
 
   afterAll(async () => {
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await backend.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
 
   it('opens on Ctrl+K; typing a flow’s name and Enter opens it in the editor', async () => {
-    const { page, errors } = await openApp()
+    const { page, errors } = await app.openPage()
     await page.keyboard.press('Control+k')
     const palette = page.getByRole('dialog', { name: 'Command palette' })
     await expect.poll(() => palette.count()).toBe(1)
@@ -106,7 +78,7 @@ describe.runIf(available)('the command palette, shortcuts, account and toasts in
   })
 
   it('switches to the dark theme from the palette, and the help sheet lists Ctrl+K', async () => {
-    const { page, errors } = await openApp()
+    const { page, errors } = await app.openPage()
     await page.keyboard.press('Control+k')
     await page.keyboard.type('dark theme')
     await page.keyboard.press('Enter')
@@ -130,7 +102,7 @@ describe.runIf(available)('the command palette, shortcuts, account and toasts in
   })
 
   it('shows the sandbox’s organization and balance in the sidebar', async () => {
-    const { page, errors } = await openApp()
+    const { page, errors } = await app.openPage()
     const account = page.getByRole('region', { name: 'Account' })
     const expected = await balanceText()
     await expect.poll(() => account.getByTestId('balance').textContent()).toBe(expected)
@@ -144,7 +116,7 @@ describe.runIf(available)('the command palette, shortcuts, account and toasts in
   })
 
   it('tells a finished sync that brought new runs in a toast, and the balance they left', async () => {
-    const { page, errors } = await openApp()
+    const { page, errors } = await app.openPage()
     for (const prompt of ['a lighthouse in fog', 'a kite over dunes']) {
       await service('POST', '/v1/models/atelier/text-to-image/runs', { input: { prompt } })
     }

@@ -1,54 +1,33 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { startApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
 
 const { available } = chromiumAvailability()
 const artifacts = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 
 describe.runIf(available)('the app frame in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
-  let backend: Backend
-  let sandboxDir: string
-  let logger: Logger
-  let core: Core
+  let app: App<Backend>
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    sandboxDir = mkdtempSync(join(tmpdir(), 'atelier-e2e-sandbox-'))
-    ;[renderer, browser, backend] = await Promise.all([
-      buildAndServeRenderer(),
-      launchChromium(),
-      startLocalSandbox(join(sandboxDir, 'sandbox')),
-    ])
+    app = await startApp({
+      name: 'shell',
+      service: (home) => startLocalSandbox(join(home, 'sandbox')),
+      stopService: (backend) => backend.close(),
+    })
     // The app's own core, as the desktop app opens it: its home, its sandbox, its first sync.
-    logger = openLogger({ home: sandboxDir })
-    core = openCore({ home: sandboxDir, backend, logger })
+    app.openCore(app.service)
   }, 120_000)
 
   afterAll(async () => {
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await backend.close()
-    rmSync(sandboxDir, { recursive: true, force: true })
+    await app.close()
   })
 
   it('shows the five sections, each empty, and switches with clicks and shortcuts', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-    const errors: string[] = []
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.goto(renderer.url)
+    const { page, errors } = await app.openPage()
 
     const nav = page.getByRole('navigation', { name: 'Sections' })
     await expect.poll(() => nav.getByRole('status').textContent()).toBe('Synced just now')
@@ -61,7 +40,9 @@ describe.runIf(available)('the app frame in Chromium', () => {
     expect(await nav.textContent()).toMatch(/Atelier \d+\.\d+\.\d+ · web/)
     // With no profile the app runs on the local sandbox, and says so.
     expect(await nav.locator('.backend-badge').textContent()).toBe('Local sandbox')
-    expect(await nav.locator('.backend-badge').getAttribute('title')).toContain(backend.info.url)
+    expect(await nav.locator('.backend-badge').getAttribute('title')).toContain(
+      app.service.info.url,
+    )
 
     await nav.getByRole('button', { name: 'Runs' }).click()
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Runs')
@@ -82,8 +63,8 @@ describe.runIf(available)('the app frame in Chromium', () => {
   })
 
   it('says plainly when the page is not connected to Atelier', async () => {
-    const page = await browser.newPage()
-    await page.goto(renderer.url)
+    const page = await app.browser.newPage()
+    await page.goto(app.renderer.url)
     const alert = page.getByRole('alert')
     await expect.poll(() => alert.count()).toBe(1)
     expect(await alert.textContent()).toContain('not connected to Atelier')
@@ -91,8 +72,8 @@ describe.runIf(available)('the app frame in Chromium', () => {
   })
 
   it('does not run an inline script injected into the page (CSP)', async () => {
-    const page = await browser.newPage()
-    await page.goto(renderer.url)
+    const page = await app.browser.newPage()
+    await page.goto(app.renderer.url)
     // Written as page source so the test project needs no DOM typings.
     await page.evaluate(`{
       const script = document.createElement('script')

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement, Fragment } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type {
@@ -14,9 +14,9 @@ import type { IpcEvents } from '../../src-shared/ipc/events'
 import type { IpcResult } from '../../src-shared/ipc/result'
 import { AssetsPage } from '../../src-renderer/src/assets'
 import { Toasts } from '../../src-renderer/src/shell/Toasts'
-import { useAppStore } from '../../src-renderer/src/store'
 import { u } from './shell-transport'
 import { unavailableApi } from './unavailable-api'
+import { installApi, removeApi, sizeScrollAreas, unsizeScrollAreas } from './harness'
 
 /**
  * The Assets section with its real store, components and words; only the IPC transport is a
@@ -182,40 +182,17 @@ class AssetsMain {
 
 let main: AssetsMain
 
-/**
- * happy-dom lays nothing out, so every box measures 0 and a virtualized grid would show no
- * tiles: the scroll areas get the size a window gives them.
- */
-const VIEW = { clientHeight: 800, clientWidth: 1000 }
-const SCROLLERS = ['asset-scroller', 'upload-files']
-const measured = Object.keys(VIEW).map(
-  (key) => [key, Object.getOwnPropertyDescriptor(Element.prototype, key)] as const,
-)
-
 beforeEach(async () => {
-  for (const [key, original] of measured) {
-    Object.defineProperty(HTMLElement.prototype, key, {
-      configurable: true,
-      get(this: HTMLElement) {
-        if (SCROLLERS.some((name) => this.classList.contains(name))) {
-          return VIEW[key as keyof typeof VIEW]
-        }
-        return (original?.get?.call(this) as number | undefined) ?? 0
-      },
-    })
-  }
+  sizeScrollAreas(['asset-scroller', 'upload-files'])
   main = new AssetsMain()
-  window.atelier = main.api
-  useAppStore.setState(useAppStore.getInitialState(), true)
+  installApi(main.api)
   render(createElement(Fragment, null, createElement(AssetsPage), createElement(Toasts)))
   await act(async () => {})
 })
 
 afterEach(() => {
-  for (const [key] of measured) Reflect.deleteProperty(HTMLElement.prototype, key)
-  cleanup()
-  useAppStore.setState(useAppStore.getInitialState(), true)
-  delete window.atelier
+  unsizeScrollAreas()
+  removeApi()
 })
 
 const grid = () => screen.getByRole('grid', { name: 'Assets' })

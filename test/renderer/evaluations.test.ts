@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { createElement } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type {
@@ -13,6 +13,7 @@ import type { IpcError, IpcResult } from '../../src-shared/ipc/result'
 import { App } from '../../src-renderer/src/shell/App'
 import { useAppStore } from '../../src-renderer/src/store'
 import { settled, ShellMain, u } from './shell-transport'
+import { installApi, removeApi, sizeScrollAreas, unsizeScrollAreas } from './harness'
 
 const ok = <T>(value: T): Promise<IpcResult<T>> => Promise.resolve({ ok: true, value })
 const failed = (error: IpcError): Promise<IpcResult<never>> => Promise.resolve({ ok: false, error })
@@ -188,29 +189,11 @@ class EvaluationsMain extends ShellMain {
 
 let main: EvaluationsMain
 
-/**
- * happy-dom lays nothing out, so every box measures 0 and a virtualized list would show no
- * rows: the list's scroll area gets the size a window gives it.
- */
-const VIEW = { clientHeight: 800, clientWidth: 1000 }
-const measured = Object.keys(VIEW).map(
-  (key) => [key, Object.getOwnPropertyDescriptor(Element.prototype, key)] as const,
-)
-
 beforeEach(async () => {
-  for (const [key, original] of measured) {
-    Object.defineProperty(HTMLElement.prototype, key, {
-      configurable: true,
-      get(this: HTMLElement) {
-        if (this.classList.contains('evaluation-rows')) return VIEW[key as keyof typeof VIEW]
-        return (original?.get?.call(this) as number | undefined) ?? 0
-      },
-    })
-  }
+  sizeScrollAreas(['evaluation-rows'])
   localStorage.clear()
   main = new EvaluationsMain()
-  window.atelier = { ...main.api, evaluations: main.evaluationsApi }
-  useAppStore.setState(useAppStore.getInitialState(), true)
+  installApi({ ...main.api, evaluations: main.evaluationsApi })
   render(createElement(App))
   await act(async () => {})
   await settled(() => {
@@ -219,10 +202,8 @@ beforeEach(async () => {
 })
 
 afterEach(() => {
-  for (const [key] of measured) Reflect.deleteProperty(HTMLElement.prototype, key)
-  cleanup()
-  useAppStore.setState(useAppStore.getInitialState(), true)
-  delete window.atelier
+  unsizeScrollAreas()
+  removeApi()
 })
 
 const list = () => screen.getByRole('listbox', { name: 'Evaluations' })

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Run, RunCallbackDelivery, RunLog } from '../../src-shared/api'
@@ -7,8 +7,8 @@ import type { RunDetail, RunRefresh, SignatureCheck } from '../../src-shared/dom
 import type { AtelierApi } from '../../src-shared/ipc/api'
 import type { IpcResult } from '../../src-shared/ipc/result'
 import { RunCompare, RunPage } from '../../src-renderer/src/runs/page'
-import { useAppStore } from '../../src-renderer/src/store'
 import { unavailableApi } from './unavailable-api'
+import { installApi, removeApi } from './harness'
 
 const u = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 const ok = <T>(value: T): Promise<IpcResult<T>> => Promise.resolve({ ok: true, value })
@@ -214,15 +214,12 @@ let closed = 0
 beforeEach(() => {
   main = new RunMain()
   main.runs.set(u(1), detail(run(1)))
-  window.atelier = main.api
   closed = 0
-  useAppStore.setState(useAppStore.getInitialState(), true)
+  installApi(main.api)
 })
 
 afterEach(() => {
-  cleanup()
-  useAppStore.setState(useAppStore.getInitialState(), true)
-  delete window.atelier
+  removeApi()
 })
 
 /** Runs `run` inside act and lets the store's answers (already resolved) land. */

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { createElement } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { RunStatusCode } from '../../src-shared/api'
@@ -14,6 +14,7 @@ import type { IpcResult } from '../../src-shared/ipc/result'
 import { App } from '../../src-renderer/src/shell/App'
 import { useAppStore } from '../../src-renderer/src/store'
 import { idle, settled, ShellMain, summary, u } from './shell-transport'
+import { installApi, removeApi, sizeScrollAreas, unsizeScrollAreas } from './harness'
 
 /**
  * The Runs section as a person uses it, in the app's own shell, store and components; only the
@@ -79,37 +80,17 @@ class RunsMain {
 let main: ShellMain
 let runs: RunsMain
 
-/**
- * happy-dom lays nothing out, so every box measures 0 and a virtualized list would show no
- * rows: the list's scroll area gets the size a window gives it (20 rows of 40 px).
- */
-const VIEW = { clientHeight: 800, clientWidth: 1000 }
-const measured = Object.keys(VIEW).map(
-  (key) => [key, Object.getOwnPropertyDescriptor(Element.prototype, key)] as const,
-)
-
 beforeEach(() => {
-  for (const [key, original] of measured) {
-    Object.defineProperty(HTMLElement.prototype, key, {
-      configurable: true,
-      get(this: HTMLElement) {
-        if (this.classList.contains('runs-scroll')) return VIEW[key as keyof typeof VIEW]
-        return (original?.get?.call(this) as number | undefined) ?? 0
-      },
-    })
-  }
+  sizeScrollAreas(['runs-scroll'])
   localStorage.clear()
   main = new ShellMain()
   runs = new RunsMain()
-  window.atelier = { ...main.api, runs: { ...main.api.runs, ...runs.api } }
-  useAppStore.setState(useAppStore.getInitialState(), true)
+  installApi({ ...main.api, runs: { ...main.api.runs, ...runs.api } })
 })
 
 afterEach(() => {
-  for (const [key] of measured) Reflect.deleteProperty(HTMLElement.prototype, key)
-  cleanup()
-  useAppStore.setState(useAppStore.getInitialState(), true)
-  delete window.atelier
+  unsizeScrollAreas()
+  removeApi()
 })
 
 async function openRuns() {

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -11,8 +11,8 @@ import {
 import type { IpcChannel } from '../../src-shared/ipc/contract'
 import type { IpcError, IpcResult } from '../../src-shared/ipc/result'
 import { SettingsPage } from '../../src-renderer/src/shell/SettingsPage'
-import { useAppStore } from '../../src-renderer/src/store'
 import { settled, ShellMain, u } from './shell-transport'
+import { installApi, removeApi } from './harness'
 
 const ok = <T>(value: T): Promise<IpcResult<T>> => Promise.resolve({ ok: true, value })
 const failed = (error: IpcError): Promise<IpcResult<never>> => Promise.resolve({ ok: false, error })
@@ -123,14 +123,11 @@ let main: SettingsMain
 
 beforeEach(() => {
   main = new SettingsMain()
-  window.atelier = main.api
-  useAppStore.setState(useAppStore.getInitialState(), true)
+  installApi(main.api)
 })
 
 afterEach(() => {
-  cleanup()
-  useAppStore.setState(useAppStore.getInitialState(), true)
-  delete window.atelier
+  removeApi()
 })
 
 async function renderSettings() {

@@ -1,25 +1,22 @@
 // @vitest-environment happy-dom
-import { act, cleanup, render, screen, within } from '@testing-library/react'
+import { act, render, screen, within } from '@testing-library/react'
 import { createElement } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { balanceWords } from '../../src-renderer/src/shell/AccountArea'
 import { App } from '../../src-renderer/src/shell/App'
-import { useAppStore } from '../../src-renderer/src/store'
 import { idle, settled, ShellMain, summary, SYNCING, u } from './shell-transport'
+import { installApi, removeApi } from './harness'
 
 let main: ShellMain
 
 beforeEach(() => {
   localStorage.clear()
   main = new ShellMain()
-  window.atelier = main.api
-  useAppStore.setState(useAppStore.getInitialState(), true)
+  installApi(main.api)
 })
 
 afterEach(() => {
-  cleanup()
-  useAppStore.setState(useAppStore.getInitialState(), true)
-  delete window.atelier
+  removeApi()
 })
 
 async function renderApp() {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { RunListQuery } from '../../../src-shared/domain/runs-list'
+import { decodeCursor as decodeKeysetCursor, encodeCursor as encodeKeysetCursor } from '../../db'
 import { RunListError } from './errors'
 
 /** Where a page ended: the last row's creation time and seq (the tie-breaker). */
@@ -22,36 +23,39 @@ function fingerprint(query: RunListQuery): string {
     .slice(0, 12)
 }
 
+/**
+ * The mirror's keyset cursor (creation time and seq) with the filters' fingerprint after a dot,
+ * which base64url never holds, so one split takes the two apart again.
+ */
 export function encodeCursor(query: RunListQuery, position: Position): string {
-  return Buffer.from(
-    JSON.stringify([position.createdMs, position.seq, fingerprint(query)]),
-  ).toString('base64url')
+  return `${encodeKeysetCursor(position.createdMs, position.seq)}.${fingerprint(query)}`
 }
 
 export function decodeCursor(query: RunListQuery, cursor: string): Position {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    parsed = null
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
-    !Number.isSafeInteger(parsed[0]) ||
-    !Number.isSafeInteger(parsed[1]) ||
-    typeof parsed[2] !== 'string'
-  ) {
+  const [keyset, filters, ...rest] = cursor.split('.')
+  const position =
+    keyset !== undefined && filters !== undefined && rest.length === 0 ? positionOf(keyset) : null
+  if (position === null) {
     throw new RunListError(
       'RUNS_INVALID_CURSOR',
       'The cursor is not one this list gave. Pass the `next` of the previous page, or leave it out to start from the first page.',
     )
   }
-  if (parsed[2] !== fingerprint(query)) {
+  if (filters !== fingerprint(query)) {
     throw new RunListError(
       'RUNS_INVALID_CURSOR',
       'The cursor belongs to a list with other filters or words. Start again from the first page (leave the cursor out) after changing them.',
     )
   }
-  return { createdMs: parsed[0] as number, seq: parsed[1] as number }
+  return position
+}
+
+function positionOf(keyset: string): Position | null {
+  try {
+    const [createdMs, seq] = decodeKeysetCursor(keyset, 'number')
+    // Creation times are whole milliseconds; anything else was not made here.
+    return Number.isSafeInteger(createdMs) ? { createdMs, seq } : null
+  } catch {
+    return null
+  }
 }

@@ -77,7 +77,11 @@ function Picker(props: {
   }
 
   return (
-    <Modal label="Choose a folder to upload" className="folder-picker" onClose={props.onClose}>
+    <Modal
+      label="Choose a folder to upload"
+      className="dialog wide stack folder-picker"
+      onClose={props.onClose}
+    >
       <h2>Choose a folder to upload</h2>
       <form
         className="folder-picker-path"
@@ -145,7 +149,7 @@ function Picker(props: {
         />
         Keep watching it, and upload what appears in it later
       </label>
-      <div className="folder-picker-actions">
+      <div className="dialog-actions">
         <button type="button" className="small-button" onClick={props.onClose}>
           Cancel
         </button>

@@ -98,7 +98,7 @@ export function SubmitDialog() {
   return (
     <Modal
       label={reevaluate ? 'Re-evaluate' : 'Submit an evaluation'}
-      className="submit-dialog"
+      className="dialog wide stack submit-dialog"
       onClose={close}
     >
       <h2>{reevaluate ? 'Re-evaluate this image' : 'Submit an evaluation'}</h2>

@@ -66,7 +66,7 @@ export function AddProfileDialog({
   }
 
   return (
-    <Modal label="Add a profile" className="settings-dialog wide" onClose={onClose}>
+    <Modal label="Add a profile" className="dialog wide settings-dialog" onClose={onClose}>
       <form
         noValidate
         onSubmit={(event) => {
@@ -124,7 +124,7 @@ export function AddProfileDialog({
             {problem}
           </div>
         ) : null}
-        <div className="settings-dialog-actions">
+        <div className="dialog-actions">
           <button type="button" className="small-button" onClick={onClose}>
             Cancel
           </button>

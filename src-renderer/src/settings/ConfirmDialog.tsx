@@ -15,10 +15,10 @@ export function ConfirmDialog({
   onCancel: () => void
 }) {
   return (
-    <Modal label={title} className="settings-dialog" onClose={onCancel}>
+    <Modal label={title} className="dialog settings-dialog" onClose={onCancel}>
       <h2>{title}</h2>
       <p>{message}</p>
-      <div className="settings-dialog-actions">
+      <div className="dialog-actions">
         <button type="button" className="small-button" onClick={onCancel}>
           Cancel
         </button>

@@ -54,7 +54,7 @@ export function ProfilesCard() {
 
   return (
     <section className="card" aria-labelledby="settings-profiles">
-      <div className="settings-card-head">
+      <div className="card-head">
         <h2 id="settings-profiles">Profiles</h2>
         <button
           type="button"

@@ -111,7 +111,7 @@ export function BalanceCard() {
   const balance = account?.balanceMicro ?? null
   return (
     <section className="card" aria-labelledby="settings-balance">
-      <div className="settings-card-head">
+      <div className="card-head">
         <h2 id="settings-balance">Balance</h2>
         <button
           type="button"

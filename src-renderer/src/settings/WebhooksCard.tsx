@@ -25,7 +25,11 @@ const EVENT_WORDS: Record<WebhookEvent, string> = {
 function SecretDialog({ created, onClose }: { created: CreatedWebhook; onClose: () => void }) {
   const [copied, setCopied] = useState<boolean | null>(null)
   return (
-    <Modal label="The webhook's signing secret" className="settings-dialog wide" onClose={onClose}>
+    <Modal
+      label="The webhook's signing secret"
+      className="dialog wide settings-dialog"
+      onClose={onClose}
+    >
       <h2>Webhook created</h2>
       <p>
         Events go to <strong>{created.webhook.url}</strong>, signed with this secret. Copy it now
@@ -55,7 +59,7 @@ function SecretDialog({ created, onClose }: { created: CreatedWebhook; onClose: 
           The clipboard is not available here: select the secret and copy it by hand.
         </p>
       ) : null}
-      <div className="settings-dialog-actions">
+      <div className="dialog-actions">
         <button type="button" className="small-button" onClick={onClose}>
           Done
         </button>
@@ -117,7 +121,7 @@ export function WebhooksCard() {
 
   return (
     <section className="card" aria-labelledby="settings-webhooks">
-      <div className="settings-card-head">
+      <div className="card-head">
         <h2 id="settings-webhooks">Webhooks</h2>
         <button type="button" className="small-button" onClick={() => void loadWebhooks()}>
           Refresh

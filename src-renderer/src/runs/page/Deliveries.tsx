@@ -237,8 +237,8 @@ export function Deliveries(props: {
         ? 'The callback is sent once the run has finished.'
         : null
   return (
-    <section className="run-card" aria-labelledby="run-deliveries-title">
-      <div className="run-card-head">
+    <section className="card run-card" aria-labelledby="run-deliveries-title">
+      <div className="card-head">
         <h2 id="run-deliveries-title">Callback deliveries</h2>
         <button
           type="button"

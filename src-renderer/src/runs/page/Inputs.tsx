@@ -9,8 +9,8 @@ export function Inputs({ run }: { run: Run }) {
   const media = findMedia(run.input)
   const mediaKeys = new Set(media.map((m) => m.path.split(/[.[]/)[0]))
   return (
-    <section className="run-card" aria-labelledby="run-inputs-title">
-      <div className="run-card-head">
+    <section className="card run-card" aria-labelledby="run-inputs-title">
+      <div className="card-head">
         <h2 id="run-inputs-title">Inputs</h2>
         <span className="muted">{entries.length} parameters</span>
       </div>

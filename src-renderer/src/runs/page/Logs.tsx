@@ -82,8 +82,8 @@ export function Logs(props: {
   const counts = new Map<string, number>()
   for (const line of lines) counts.set(line.level_code, (counts.get(line.level_code) ?? 0) + 1)
   return (
-    <section className="run-card run-logs" aria-labelledby="run-logs-title">
-      <div className="run-card-head">
+    <section className="card run-card run-logs" aria-labelledby="run-logs-title">
+      <div className="card-head">
         <h2 id="run-logs-title">Log</h2>
         <div className="run-log-filter" role="group" aria-label="Log levels shown">
           {codes.map((code) => {

@@ -13,8 +13,8 @@ export function NodeRuns({ nodes, logs }: { nodes: NodeRun[]; logs: RunLog[] }) 
   const [openId, setOpenId] = useState<string | null>(null)
   if (nodes.length === 0) return null
   return (
-    <section className="run-card" aria-labelledby="run-nodes-title">
-      <div className="run-card-head">
+    <section className="card run-card" aria-labelledby="run-nodes-title">
+      <div className="card-head">
         <h2 id="run-nodes-title">Node runs</h2>
         <span className="muted">{nodes.length}</span>
       </div>

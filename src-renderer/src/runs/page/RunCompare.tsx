@@ -140,8 +140,8 @@ function CompareBody({ a, b }: { a: RunDetail; b: RunDetail }) {
   const changed = params.filter((row) => row.changed).length
   return (
     <>
-      <section className="run-card">
-        <div className="run-card-head">
+      <section className="card run-card">
+        <div className="card-head">
           <h2>Parameters</h2>
           <span className="muted">
             {changed === 0 ? 'the same input' : `${changed} of ${params.length} differ`}
@@ -150,8 +150,8 @@ function CompareBody({ a, b }: { a: RunDetail; b: RunDetail }) {
         <DiffTable rows={facts} caption="The runs" />
         <DiffTable rows={params} caption="Input parameters" />
       </section>
-      <section className="run-card">
-        <div className="run-card-head">
+      <section className="card run-card">
+        <div className="card-head">
           <h2>Outputs</h2>
         </div>
         <div className="run-compare-outputs">

@@ -99,7 +99,7 @@ function RerunDialog({
   // A failed or canceled run cost nothing (refunded): the estimate is what a new one holds.
   const price = run.cost !== null && Number(run.cost) > 0 ? run.cost : run.estimated_cost
   return (
-    <Modal label="Re-run" className="run-dialog" onClose={onClose}>
+    <Modal label="Re-run" className="dialog run-dialog" onClose={onClose}>
       <h2>Re-run this run?</h2>
       <p>
         A new run starts with the same {run.model_slug ? 'model' : 'target'} and the same input. It
@@ -111,7 +111,7 @@ function RerunDialog({
         ) : null}
         .
       </p>
-      <div className="run-dialog-actions">
+      <div className="dialog-actions">
         <button type="button" className="small-button" onClick={onClose}>
           Cancel
         </button>
@@ -300,8 +300,8 @@ function RunView({
         <div className="run-main">
           <Failure detail={detail} />
           {outputs.length > 0 ? (
-            <section className="run-card" aria-labelledby="run-outputs-title">
-              <div className="run-card-head">
+            <section className="card run-card" aria-labelledby="run-outputs-title">
+              <div className="card-head">
                 <h2 id="run-outputs-title">Outputs</h2>
                 <span className="muted">click to zoom</span>
               </div>
@@ -319,8 +319,8 @@ function RunView({
           />
         </div>
         <aside className="run-side">
-          <section className="run-card" aria-labelledby="run-timeline-title">
-            <div className="run-card-head">
+          <section className="card run-card" aria-labelledby="run-timeline-title">
+            <div className="card-head">
               <h2 id="run-timeline-title">Timeline</h2>
               {entry?.refreshing ? <span className="muted">updating…</span> : null}
             </div>
