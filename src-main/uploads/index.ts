@@ -21,6 +21,10 @@
  *   failed with FILE_CHANGED.
  * - Pause drops the parts in flight (each accepted part is already in the ledger) and sends
  *   nothing until resume; cancel stops for good. Either way the ledger keeps the rest.
+ * - Small files (up to 1 MiB) are read once: hashed a few files ahead of their turn, then sent
+ *   from memory. For a folder of thousands of pictures the cost per file (opening, reading,
+ *   ledger writes) outweighs the bytes, so it is what the throughput depends on; large files
+ *   are streamed, hashed before they are declared (the contract wants the sha256 first).
  */
 export * from './folder'
 export {

@@ -187,14 +187,11 @@ describe('uploading a folder through the channels', () => {
 
   it('lists the folder tree with the count of each folder', async () => {
     const tree = await value<AssetFolderTree>('assets.folders')
-    const paths = tree.folders.map((f) => [f.path, f.assetCount])
-    expect(paths).toEqual(
-      expect.arrayContaining([
-        ['/shoot', 1],
-        ['/shoot/day1', 2],
-        ['/shoot/day2', 1],
-      ]),
-    )
+    const count = (path: string) => tree.folders.find((f) => f.path === path)?.assetCount
+    expect(count('/shoot')).toBe(1)
+    // Of two identical files, the one read first is sent and the other takes its asset: the
+    // two dunes are read side by side, so either day may hold theirs.
+    expect([count('/shoot/day1'), count('/shoot/day2')].sort()).toEqual([1, 2])
     const day1 = tree.folders.find((f) => f.path === '/shoot/day1')
     const top = tree.folders.find((f) => f.path === '/shoot')
     expect(day1?.parentId).toBe(top?.id)
@@ -205,17 +202,21 @@ describe('uploading a folder through the channels', () => {
     const day1 = tree.folders.find((f) => f.path === '/shoot/day1')
     const names = (page: AssetPage) => page.items.map((a) => a.name).sort()
 
-    expect(names(await value('assets.list', { folder: day1?.id }))).toEqual([
-      'dunes.png',
-      'gulls.png',
-    ])
+    // Which of the two identical dunes was sent (see above) decides where their asset is.
+    const [dunes] = names(await value('assets.list', { text: 'dunes' }))
+    expect(['dunes.png', 'dunes again.png']).toContain(dunes)
+    expect(names(await value('assets.list', { folder: day1?.id }))).toEqual(
+      dunes === 'dunes.png' ? ['dunes.png', 'gulls.png'] : ['gulls.png'],
+    )
     expect(names(await value('assets.list', { mediaType: 'video' }))).toEqual([])
-    // The harbour is the only 64-pixel image, the largest file; its copy, listed first, was sent.
-    const big = await value<AssetPage>('assets.list', { minBytes: 200 })
-    expect(names(big)).toContain('harbour copy.png')
-    expect(names(big)).not.toContain('gulls.png')
+    // The harbour is the only 64-pixel image, the largest file, sent once.
+    const big = names(await value<AssetPage>('assets.list', { minBytes: 200 }))
+    expect(big.filter((name) => name.startsWith('harbour'))).toHaveLength(1)
+    expect(big).not.toContain('gulls.png')
     expect(names(await value('assets.list', { text: 'gulls' }))).toEqual(['gulls.png'])
-    expect(names(await value('assets.list', { text: 'day2' }))).toEqual(['pier.png'])
+    expect(names(await value('assets.list', { text: 'day2' }))).toEqual(
+      dunes === 'dunes again.png' ? ['dunes again.png', 'pier.png'] : ['pier.png'],
+    )
     const all = await value<AssetPage>('assets.list', {})
     const seen: string[] = []
     let cursor: string | null = null

@@ -6,7 +6,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Asset, AssetFolder } from '../../src-shared/api'
 import { openDatabases, type Databases } from '../../src-main/db'
-import { createServiceClient, type ServiceClient } from '../../src-main/service'
+import { createServiceClient, type RequestLog, type ServiceClient } from '../../src-main/service'
 import {
   startFolderUpload,
   watchFolder,
@@ -131,6 +131,54 @@ describe('a folder upload', () => {
     expect(last?.phase).toBe('finished')
     expect(last?.bytes.done).toBe(last?.bytes.total)
     expect(upload.progress().files).toEqual({ total: 5, done: 3, duplicates: 2, failed: 0 })
+  })
+
+  it('sends each small file with its three requests and nothing more, hashes kept in the ledger', async () => {
+    const root = join(scratch, 'many small')
+    mkdirSync(join(root, 'sub'), { recursive: true })
+    const FILES = 24
+    const pictures = await Promise.all(Array.from({ length: FILES }, (_, i) => png(500 + i, 24)))
+    pictures.forEach((bytes, i) => {
+      writeFileSync(
+        join(root, i % 2 === 0 ? '' : 'sub', `s${String(i).padStart(2, '0')}.png`),
+        bytes,
+      )
+    })
+    const api: RequestLog[] = []
+    const logged = createServiceClient({
+      baseUrl: sandbox.url,
+      apiKey: sandbox.keys.admin,
+      log: (entry) => api.push(entry),
+    })
+    let puts = 0
+    const counting: typeof fetch = (input, init) => {
+      if (init?.method === 'PUT') puts++
+      return fetch(input, init)
+    }
+    const summary = await startFolderUpload(
+      options(root, { service: logged, fetch: counting, concurrency: 3 }),
+    ).done
+    expect(summary.files).toMatchObject({ total: FILES, uploaded: FILES, failed: 0 })
+
+    const count = (method: string, path: RegExp) =>
+      api.filter((entry) => entry.method === method && path.test(entry.path)).length
+    expect(count('POST', /^\/v1\/asset-uploads$/)).toBe(FILES)
+    expect(puts).toBe(FILES)
+    expect(count('POST', /\/confirmations$/)).toBe(FILES)
+    // Besides those, the asset folders: listed once, the two made (the folder and 'sub').
+    expect(count('GET', /^\/v1\/asset-folders$/)).toBe(1)
+    expect(count('POST', /^\/v1\/asset-folders$/)).toBe(2)
+    expect(api).toHaveLength(3 * 1 + 2 * FILES)
+
+    const rows = databases.ledger.uploads.files(summary.manifestId, { limit: 1000 }).items
+    expect(rows.map((row) => [row.state, row.sha256, row.contentType])).toEqual(
+      [...rows]
+        .sort((a, b) => a.seq - b.seq)
+        .map((row) => {
+          const i = Number(/s(\d+)\.png$/.exec(row.relativePath)?.[1])
+          return ['confirmed', sha256(pictures[i] ?? Buffer.alloc(0)), 'image/png']
+        }),
+    )
   })
 
   it('goes on with the same manifest: nothing finished is hashed or sent again, new files are', async () => {

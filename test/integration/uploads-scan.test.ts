@@ -586,6 +586,21 @@ describe('hashFile', () => {
     expect(chunks.length).toBeGreaterThanOrEqual(20)
   })
 
+  it('gives back the bytes of a file no larger than asked, read in the same chunks', async () => {
+    const bytes = randomBytes(2 * MiB + 300)
+    const { path, result } = await hashed(bytes, 'kept')
+    const chunks: number[] = []
+    const kept = await hashFile(path, {
+      keepBytesUpTo: bytes.length,
+      onBytes: (n) => chunks.push(n),
+    })
+    expect(kept).toEqual({ ...result, bytes })
+    expect(chunks).toEqual([MiB, MiB, 300])
+
+    // One byte over: streamed as usual, nothing kept.
+    expect(await hashFile(path, { keepBytesUpTo: bytes.length - 1 })).toEqual(result)
+  })
+
   async function changedWhileHashed(change: (path: string) => void): Promise<Error> {
     const path = join(dir, `changing-${randomBytes(4).toString('hex')}`)
     writeFileSync(path, randomBytes(4 * MiB))

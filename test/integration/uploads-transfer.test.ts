@@ -56,7 +56,9 @@ const countingFetch: typeof fetch = async (input, init) => {
     authorization: new Headers(init?.headers).has('Authorization'),
   }
   puts.push(put)
-  const source = init?.body as AsyncIterable<Uint8Array> | undefined
+  const source = init?.body as AsyncIterable<Uint8Array> | Uint8Array | undefined
+  // A body from memory is handed over whole.
+  if (source instanceof Uint8Array) put.bytes = source.length
   const body =
     source && Symbol.asyncIterator in source
       ? (async function* () {
@@ -484,6 +486,39 @@ describe('uploadFile', () => {
     expect(failed.error.message).toContain(failed.error.serviceMessage)
     expect(failed.puts).toHaveLength(0)
     expect(rowOf(file.row.seq)).toMatchObject({ state: 'failed' })
+  })
+
+  it('sends bytes it is given from memory, recording their hash with the upload', async () => {
+    const bytes = randomBytes(200 * 1024)
+    const path = join(dir, 'held.bin')
+    writeFileSync(path, bytes)
+    const { size, mtimeMs } = statSync(path)
+    const { uploads } = databases.ledger
+    uploads.addFiles(manifestId, [
+      { relativePath: 'held.bin', sizeBytes: size, mtimeMs: Math.floor(mtimeMs) },
+    ])
+    const listed = uploads
+      .files(manifestId, { limit: 1000 })
+      .items.find((f) => f.relativePath === 'held.bin')
+    if (!listed) throw new Error('held.bin was not listed')
+    const hash = { sha256: sha256(bytes), contentType: 'application/octet-stream' }
+    const file: TransferFile = { row: listed, path, folderId: null, filename: 'held.bin', bytes }
+
+    // The ledger has no hash for it: the caller's copy of the row must carry one.
+    const unready = await failure(file)
+    expect(unready.error.code).toBe('FILE_NOT_READY')
+    expect(unready.puts).toHaveLength(0)
+
+    // Rewritten on disk after it was read: what goes is what was read and hashed.
+    writeFileSync(path, randomBytes(bytes.length))
+    const sent = await send({ ...file, row: { ...listed, ...hash } })
+    expect(sent.result).toMatchObject({ state: 'confirmed', partsSent: 1, bytesSent: bytes.length })
+    expect(states(sent.events)).toEqual(['declaring', 'uploading', 'confirming', 'done'])
+    expect(sent.puts.map((put) => [put.status, put.bytes])).toEqual([[200, bytes.length]])
+    expect(await storedSha256(sent.result.assetId)).toBe(hash.sha256)
+    expect(rowOf(listed.seq)).toMatchObject({ state: 'confirmed', ...hash })
+    // Its part is not recorded on its own: the service's account of the upload would say.
+    expect(uploads.finishedParts(listed.seq)).toEqual([])
   })
 
   it('starts a new upload when the remembered one expired on the service', async () => {

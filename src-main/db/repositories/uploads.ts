@@ -51,6 +51,16 @@ export interface UploadFile extends ListedFile {
   updatedMs: number
 }
 
+/**
+ * A file's sha256 and content type, handed to `startUpload` or `finishFile` when the hash was
+ * not recorded on its own: a small file is hashed and sent in one go, so a separate write for
+ * its hash would only be one more commit (hashing it again after a crash costs next to nothing).
+ */
+export interface Hash {
+  sha256: string
+  contentType: string
+}
+
 export interface UploadPart {
   partNumber: number
   sizeBytes: number
@@ -86,10 +96,13 @@ export class UploadsRepository {
   private readonly filesInStateNext: Database.Statement
   private readonly hashed: Database.Statement
   private readonly uploading: Database.Statement
+  private readonly uploadingHashed: Database.Statement
   private readonly finishedFile: Database.Statement
+  private readonly finishedHashed: Database.Statement
   private readonly failedFile: Database.Statement
   private readonly insertPart: Database.Statement
   private readonly partsOf: Database.Statement
+  private readonly partBytesOf: Database.Statement
   private readonly tally: Database.Statement
   private readonly addMany: (manifestId: string, files: readonly ListedFile[]) => number
 
@@ -134,13 +147,16 @@ export class UploadsRepository {
     this.hashed = db.prepare(`
       UPDATE upload_files SET sha256 = ?, content_type = ?, state = 'hashed', updated_ms = ?
       WHERE seq = ?`)
-    this.uploading = db.prepare(`
-      UPDATE upload_files SET upload_id = ?, upload_expires_ms = ?, part_size = ?, part_count = ?,
-        folder_id = ?, state = 'uploading', attempts = attempts + 1, updated_ms = ?
-      WHERE seq = ?`)
-    this.finishedFile = db.prepare(`
-      UPDATE upload_files SET state = ?, asset_id = ?, last_error = NULL, updated_ms = ?
-      WHERE seq = ?`)
+    // A hash given with the upload or the outcome is recorded in the same write (see Hash). Its
+    // own statements: naming sha256 in a SET makes SQLite rewrite its index entry, changed or not.
+    const uploading = `UPDATE upload_files SET upload_id = ?, upload_expires_ms = ?, part_size = ?,
+      part_count = ?, folder_id = ?, state = 'uploading', attempts = attempts + 1, updated_ms = ?`
+    this.uploading = db.prepare(`${uploading} WHERE seq = ?`)
+    this.uploadingHashed = db.prepare(`${uploading}, sha256 = ?, content_type = ? WHERE seq = ?`)
+    const finished = `UPDATE upload_files SET state = ?, asset_id = ?, last_error = NULL,
+      updated_ms = ?`
+    this.finishedFile = db.prepare(`${finished} WHERE seq = ?`)
+    this.finishedHashed = db.prepare(`${finished}, sha256 = ?, content_type = ? WHERE seq = ?`)
     this.failedFile = db.prepare(`
       UPDATE upload_files SET state = 'failed', last_error = ?, updated_ms = ? WHERE seq = ?`)
     this.insertPart = db.prepare(`
@@ -151,6 +167,10 @@ export class UploadsRepository {
     this.partsOf = db.prepare(`
       SELECT part_number AS partNumber, size_bytes AS sizeBytes, etag FROM upload_parts
       WHERE file_seq = ? ORDER BY part_number`)
+    this.partBytesOf = db.prepare(`
+      SELECT p.file_seq AS seq, sum(p.size_bytes) AS bytes
+      FROM upload_files f JOIN upload_parts p ON p.file_seq = f.seq
+      WHERE f.manifest_id = ? GROUP BY p.file_seq`)
     this.tally = db.prepare(`
       SELECT state, count(*) AS files, sum(size_bytes) AS bytes FROM upload_files
       WHERE manifest_id = ? GROUP BY state`)
@@ -255,7 +275,9 @@ export class UploadsRepository {
    * The writes of a file's progress below commit without a flush to disk (see withoutFlush): a
    * power cut that takes one back costs a hash done again, a stray upload that expires, a part
    * the service's own list says it holds, or a confirmation looked up again. A folder of
-   * thousands of small files would otherwise wait on four disk flushes per file.
+   * thousands of small files would otherwise wait on four disk flushes per file. Each commit
+   * still costs a few dozen system calls (WAL writes, locks), which is why a small file's hash
+   * can ride along with its upload id or its outcome instead of a write of its own.
    */
 
   setHash(seq: number, sha256: string, contentType: string | null): boolean {
@@ -265,6 +287,7 @@ export class UploadsRepository {
     )
   }
 
+  /** The service's upload of the file; with `hash`, also what `setHash` would have recorded. */
   startUpload(
     seq: number,
     upload: {
@@ -274,18 +297,22 @@ export class UploadsRepository {
       partCount: number
       folderId: string | null
     },
+    hash?: Hash,
   ): boolean {
+    const values = [
+      upload.uploadId,
+      upload.expiresMs,
+      upload.partSize,
+      upload.partCount,
+      upload.folderId,
+      this.clock(),
+    ]
     return withoutFlush(
       this.db,
       () =>
-        this.uploading.run(
-          upload.uploadId,
-          upload.expiresMs,
-          upload.partSize,
-          upload.partCount,
-          upload.folderId,
-          this.clock(),
-          seq,
+        (hash
+          ? this.uploadingHashed.run(...values, hash.sha256, hash.contentType, seq)
+          : this.uploading.run(...values, seq)
         ).changes > 0,
     )
   }
@@ -301,14 +328,30 @@ export class UploadsRepository {
     return this.partsOf.all(fileSeq) as UploadPart[]
   }
 
+  /**
+   * The bytes of the parts storage accepted, by file, for every file of a manifest that has
+   * some: one query where asking file by file would take one per file.
+   */
+  partBytes(manifestId: string): Map<number, number> {
+    const rows = this.partBytesOf.all(manifestId) as { seq: number; bytes: number }[]
+    return new Map(rows.map((row) => [row.seq, row.bytes]))
+  }
+
+  /** The file's outcome; with `hash`, also what `setHash` would have recorded. */
   finishFile(
     seq: number,
     state: 'confirmed' | 'duplicate' | 'skipped',
     assetId: string | null,
+    hash?: Hash,
   ): boolean {
+    const values = [state, assetId, this.clock()]
     return withoutFlush(
       this.db,
-      () => this.finishedFile.run(state, assetId, this.clock(), seq).changes > 0,
+      () =>
+        (hash
+          ? this.finishedHashed.run(...values, hash.sha256, hash.contentType, seq)
+          : this.finishedFile.run(...values, seq)
+        ).changes > 0,
     )
   }
 

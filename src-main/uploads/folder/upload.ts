@@ -4,7 +4,7 @@ import { basename, join, posix, resolve } from 'node:path'
 import type { UploadFile, UploadsRepository } from '../../db'
 import type { ServiceClient } from '../../service'
 import { hashFile, isUploadScanError, scanFolder, type ScanProblem, type ScanResult } from '../scan'
-import type { SniffedMediaType, SkippedCounts } from '../scan'
+import type { FileHash, SkippedCounts, SniffedMediaType } from '../scan'
 import {
   createPartLimiter,
   isUploadTransferError,
@@ -22,6 +22,14 @@ const HASHING_AT_ONCE = Math.max(1, Math.floor(availableParallelism() / 2))
 const MAX_RESTARTS = 2
 /** Progress snapshots at most this often; file events and phase changes go at once. */
 const PROGRESS_EVERY_MS = 200
+/**
+ * Files up to this size are read once: the bytes hashed are kept and sent from memory, instead
+ * of opening and streaming the file a second time. A folder of small pictures spends more on
+ * opening, reading and streaming each file than on its bytes; this costs at most `concurrency`
+ * such buffers at a time.
+ */
+const SEND_FROM_MEMORY_UP_TO = 1024 * 1024
+const OCTET_STREAM = 'application/octet-stream'
 
 export interface FolderUploadOptions {
   service: ServiceClient
@@ -125,6 +133,8 @@ class FolderUploadRun {
    * same file goes on instead of a copy starting over.
    */
   private leaders = new Map<string, number>()
+  /** Small files hashed ahead of their turn, by seq (see `hashAhead`). */
+  private readonly ahead = new Map<number, Promise<FileHash>>()
 
   constructor(private readonly options: FolderUploadOptions) {
     this.root = resolve(options.root)
@@ -188,7 +198,8 @@ class FolderUploadRun {
     )
     const listed = new Set(scan.files.map((f) => f.relativePath))
     const rows = this.rowsOf(manifest.id).filter((row) => listed.has(row.relativePath))
-    for (const row of rows) this.track(row)
+    const partBytes = options.uploads.partBytes(manifest.id)
+    for (const row of rows) this.track(row, partBytes)
 
     this.phase('folders')
     this.folderIds = await folders.tree(
@@ -199,8 +210,10 @@ class FolderUploadRun {
     options.uploads.setManifestState(manifest.id, 'uploading')
     this.phase('uploading')
     for (;;) {
+      // As the ledger has them now: a pass before this one moved them on.
+      const current = new Map(this.rowsOf(manifest.id).map((row) => [row.seq, row]))
       const todo = rows
-        .map((row) => options.uploads.getFile(row.seq) ?? row)
+        .map((row) => current.get(row.seq) ?? row)
         .filter((row) => !isFinished(row.state) && this.tally.get(row.seq)?.state !== 'failed')
       await this.pass(todo)
       if (this.canceled) break
@@ -255,38 +268,69 @@ class FolderUploadRun {
   /** Sends `rows`, `concurrency` files at a time, until done or stopped. */
   private async pass(rows: readonly UploadFile[]): Promise<void> {
     this.leaders = new Map()
+    const bySeq = new Map(rows.map((row) => [row.seq, row]))
     for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
       if (row.sha256 === null) continue
       const leader = this.leaders.get(row.sha256)
-      const sending = leader === undefined ? undefined : rows.find((r) => r.seq === leader)
+      const sending = leader === undefined ? undefined : bySeq.get(leader)
       if (leader === undefined || (row.uploadId !== null && sending?.uploadId === null)) {
         this.leaders.set(row.sha256, row.seq)
       }
     }
     let next = 0
     const signal = this.epoch.signal
+    const concurrency = Math.max(1, this.options.concurrency ?? DEFAULT_FILE_CONCURRENCY)
     const worker = async () => {
       while (next < rows.length && !signal.aborted) {
         const row = rows[next++]
+        this.hashAhead(rows.slice(next, next + concurrency), signal)
         if (row) await this.file(row, signal)
       }
     }
-    const concurrency = Math.max(1, this.options.concurrency ?? DEFAULT_FILE_CONCURRENCY)
-    await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker))
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker))
+    } finally {
+      // What a stop left hashed ahead is not sent in this pass: its bytes go.
+      this.ahead.clear()
+    }
+  }
+
+  /**
+   * Starts hashing the small files next in line, so that their bytes are ready when a worker
+   * takes them: a worker then goes from one file's confirmation straight to the next one's
+   * declaration, instead of waiting for a file to be opened, read and hashed in between. At
+   * most `concurrency` files are ahead, each no larger than SEND_FROM_MEMORY_UP_TO.
+   */
+  private hashAhead(rows: readonly UploadFile[], signal: AbortSignal): void {
+    for (const row of rows) {
+      if (row.sha256 !== null || row.sizeBytes > SEND_FROM_MEMORY_UP_TO) continue
+      if (this.ahead.has(row.seq)) continue
+      const hashing = hashFile(this.pathOf(row), { signal, keepBytesUpTo: SEND_FROM_MEMORY_UP_TO })
+      // Heard by `hash` when the file's turn comes; a failure must not go unheard before that.
+      hashing.catch(() => undefined)
+      this.ahead.set(row.seq, hashing)
+    }
+  }
+
+  private pathOf(row: UploadFile): string {
+    return join(this.root, ...row.relativePath.split('/'))
   }
 
   /** One file: hash it if needed, wait for an identical one, send it; restarts when it changed. */
   private async file(given: UploadFile, signal: AbortSignal): Promise<void> {
     const { uploads } = this.options
-    const path = join(this.root, ...given.relativePath.split('/'))
+    const path = this.pathOf(given)
     let row = given
     for (let restarts = 0; ; restarts++) {
       try {
-        if (row.sha256 === null) row = await this.hash(row, path, signal)
+        let bytes: Buffer | undefined
+        if (row.sha256 === null) ({ row, bytes } = await this.hash(row, path, signal))
         const sha256 = row.sha256 ?? ''
         const claim = await this.claimFor(sha256, row.seq)
         if (typeof claim === 'string') {
-          uploads.finishFile(row.seq, 'duplicate', claim)
+          // A file held in memory has its hash recorded with its outcome (see `hash`).
+          const hash = bytes ? { sha256, contentType: row.contentType ?? OCTET_STREAM } : undefined
+          uploads.finishFile(row.seq, 'duplicate', claim, hash)
           this.update(row.seq, { state: 'duplicate', assetId: claim })
           return
         }
@@ -310,6 +354,7 @@ class FolderUploadRun {
               path,
               folderId: this.folderIds.get(dirOf(row.relativePath)) ?? null,
               filename: posix.basename(row.relativePath),
+              bytes,
             },
           )
           settle(result.assetId)
@@ -365,23 +410,15 @@ class FolderUploadRun {
     }
   }
 
-  private async hash(row: UploadFile, path: string, signal: AbortSignal): Promise<UploadFile> {
+  /** Hashes the file into the ledger; a small file's bytes come back, to be sent from memory. */
+  private async hash(
+    row: UploadFile,
+    path: string,
+    signal: AbortSignal,
+  ): Promise<{ row: UploadFile; bytes: Buffer | undefined }> {
     const { uploads } = this.options
     this.update(row.seq, { state: 'hashing', bytesDone: 0 })
-    let hashed = 0
-    const release = await this.hashing.acquire(signal)
-    let result
-    try {
-      result = await hashFile(path, {
-        signal,
-        onBytes: (bytes) => {
-          hashed += bytes
-          this.tally.set(row.seq, { state: 'hashing', bytesDone: hashed })
-        },
-      })
-    } finally {
-      release()
-    }
+    const result = await this.hashNow(row, path, signal)
     let current = row
     if (result.sizeBytes !== row.sizeBytes || result.mtimeMs !== row.mtimeMs) {
       uploads.addFiles(row.manifestId, [
@@ -391,9 +428,45 @@ class FolderUploadRun {
       this.tally.set(row.seq, { state: 'hashing', sizeBytes: result.sizeBytes })
     }
     const type = this.contentTypes.get(row.relativePath) ?? current.contentType
-    uploads.setHash(row.seq, result.sha256, type ?? 'application/octet-stream')
+    const contentType = type ?? OCTET_STREAM
+    // A small file's hash goes into the ledger with its upload id or its outcome, one commit
+    // fewer per file; should the upload be cut short before either, hashing it again is cheap.
+    if (!result.bytes) uploads.setHash(row.seq, result.sha256, contentType)
     this.update(row.seq, { state: 'uploading', bytesDone: 0 })
-    return uploads.getFile(row.seq) ?? current
+    // The copy the transfer is given carries the hash (it reads the rest from the ledger again).
+    return {
+      row: { ...current, sha256: result.sha256, contentType, state: 'hashed' },
+      bytes: result.bytes,
+    }
+  }
+
+  /** The file's hash: the one started ahead of its turn, if any (once), or one made now. */
+  private async hashNow(row: UploadFile, path: string, signal: AbortSignal): Promise<FileHash> {
+    const early = this.ahead.get(row.seq)
+    if (early) {
+      this.ahead.delete(row.seq)
+      return early
+    }
+    // The bound on hashing at once is for large files (the network would wait on them); a small
+    // file is read in one go, and waiting for a slot would only hold its sending back.
+    const small = row.sizeBytes <= SEND_FROM_MEMORY_UP_TO
+    const release = small ? () => undefined : await this.hashing.acquire(signal)
+    let hashed = 0
+    try {
+      return await hashFile(path, {
+        signal,
+        keepBytesUpTo: SEND_FROM_MEMORY_UP_TO,
+        onBytes: (bytes) => {
+          hashed += bytes
+          // A file read in one chunk needs no progress of its own: it is hashed already.
+          if (hashed < row.sizeBytes) {
+            this.tally.set(row.seq, { state: 'hashing', bytesDone: hashed })
+          }
+        },
+      })
+    } finally {
+      release()
+    }
   }
 
   /** The file as it is now on disk, listed again (which starts it over); null when it is gone. */
@@ -431,12 +504,11 @@ class FolderUploadRun {
       return
     }
     if (event.state === 'confirming') this.update(event.seq, { state: 'confirming' })
-    else if (event.state === 'uploading' || event.state === 'declaring') {
-      const parts = this.options.uploads.finishedParts(event.seq)
-      this.update(event.seq, {
-        state: 'uploading',
-        bytesDone: parts.reduce((sum, part) => sum + part.sizeBytes, 0),
-      })
+    // A new upload starts from nothing; a resumed one from the parts storage holds.
+    else if (event.state === 'declaring')
+      this.update(event.seq, { state: 'uploading', bytesDone: 0 })
+    else if (event.state === 'uploading') {
+      this.update(event.seq, { state: 'uploading', bytesDone: event.bytesDone ?? 0 })
     }
   }
 
@@ -447,15 +519,14 @@ class FolderUploadRun {
     this.update(row.seq, { state: 'failed', error: { code, message } })
   }
 
-  private track(row: UploadFile): void {
+  private track(row: UploadFile, partBytes: ReadonlyMap<number, number>): void {
     const state =
       row.state === 'confirmed' ? 'done' : row.state === 'duplicate' ? 'duplicate' : 'queued'
-    const parts = state === 'queued' ? this.options.uploads.finishedParts(row.seq) : []
     this.tally.set(row.seq, {
       relativePath: row.relativePath,
       sizeBytes: row.sizeBytes,
       state,
-      bytesDone: parts.reduce((sum, part) => sum + part.sizeBytes, 0),
+      bytesDone: state === 'queued' ? (partBytes.get(row.seq) ?? 0) : 0,
       assetId: row.assetId,
     })
   }
@@ -471,8 +542,11 @@ class FolderUploadRun {
     return rows
   }
 
+  /** A file's progress; observers hear of it only when something they show changed. */
   private update(seq: number, change: Partial<FileProgress> & Pick<FileProgress, 'state'>): void {
+    const before = this.tally.get(seq)
     const file = this.tally.set(seq, change)
+    if (before && sameProgress(before, file)) return
     this.options.onFile?.(file)
     this.tick(true)
   }
@@ -507,6 +581,16 @@ function newClaim(seq: number): Claim {
     settle = resolve
   })
   return { seq, promise, settle }
+}
+
+function sameProgress(a: FileProgress, b: FileProgress): boolean {
+  return (
+    a.state === b.state &&
+    a.bytesDone === b.bytesDone &&
+    a.sizeBytes === b.sizeBytes &&
+    a.assetId === b.assetId &&
+    a.error === b.error
+  )
 }
 
 const isFinished = (state: UploadFile['state']) =>

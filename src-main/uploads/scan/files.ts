@@ -7,7 +7,7 @@ import { notAFileError } from './errors'
  * instead of holding a thread-pool thread until some writer appears; regular files read as
  * usual with it. Windows has no FIFOs and no such flag.
  */
-const READ_FLAGS =
+export const READ_FLAGS =
   process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK
 
 function kindOf(stats: Stats): string {

@@ -19,7 +19,12 @@
  * - Media is decided by content (file-type), from an allowlist of formats an asset library can
  *   show; the extension only counts for SVG, which is text.
  * - `hashFile` compares the file before and after (size, mtime, inode, bytes read) and fails
- *   with FILE_CHANGED rather than return a hash of bytes that are no longer there.
+ *   with FILE_CHANGED rather than return a hash of bytes that are no longer there. It reads 1 MiB
+ *   chunks into two buffers used in turn, the next read under way while one is hashed; a small
+ *   file can come back with its bytes (`keepBytesUpTo`), so that sending it needs no second read.
+ * - Each system call costs more than its work on a busy machine (a hand-off to libuv's threads
+ *   and back), so the scan does as few as it can per file: a stat to list it, then, to sniff
+ *   it, an open, a read and a close (the stat just made stands in for one on the descriptor).
  * - mtimes are whole milliseconds (floored): the ledger's column is a strict integer.
  */
 export {

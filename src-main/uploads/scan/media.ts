@@ -1,7 +1,8 @@
+import { open } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { fileTypeFromBuffer } from 'file-type'
 import { fileError } from './errors'
-import { openRegularFile } from './files'
+import { openRegularFile, READ_FLAGS } from './files'
 
 export type SniffedMediaType = 'image' | 'video'
 
@@ -67,12 +68,18 @@ async function detect(path: string, head: Buffer): Promise<SniffedMedia | null> 
 
 /**
  * What the file's first bytes say it is; the system's errors are thrown as they are (the scan
- * turns them into problems, `sniffMedia` into an UploadScanError).
+ * turns them into problems, `sniffMedia` into an UploadScanError). `listedSize` is the size a
+ * stat of the path just found, for a file known to be a regular one: the descriptor is then not
+ * stat'ed again (one system call less a file in a scan of thousands). Should the path have
+ * become something else meanwhile, the non-blocking open and the read fail or read nothing.
  */
-export async function sniffFile(path: string): Promise<SniffedMedia | null> {
-  const { handle, stats } = await openRegularFile(path)
+export async function sniffFile(path: string, listedSize?: number): Promise<SniffedMedia | null> {
+  const { handle, size } =
+    listedSize === undefined
+      ? await openRegularFile(path).then(({ handle, stats }) => ({ handle, size: stats.size }))
+      : { handle: await open(path, READ_FLAGS), size: listedSize }
   try {
-    const head = Buffer.alloc(Math.min(HEAD_BYTES, stats.size))
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size))
     const { bytesRead } = await handle.read(head, 0, head.length, 0)
     return await detect(path, head.subarray(0, bytesRead))
   } finally {

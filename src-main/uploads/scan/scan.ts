@@ -257,7 +257,7 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
   if (wanted) {
     await eachLimited(files, SNIFF_CONCURRENCY, signal, async (file) => {
       try {
-        const media = await sniffFile(join(rootPath, file.relativePath))
+        const media = await sniffFile(join(rootPath, file.relativePath), file.sizeBytes)
         if (media && wanted.includes(media.mediaType)) file.media = media
         else skipped.notMedia++
       } catch (error) {

@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { open, stat } from 'node:fs/promises'
 import { UploadTransferError } from './errors'
 
 export interface ListedState {
@@ -59,8 +58,16 @@ export class ShortReadError extends Error {
 }
 
 /**
- * The bytes of one part, streamed from disk in small chunks, so memory stays at the stream's
- * buffer whatever the part size; `onChunk` is told each chunk as it is handed to the request.
+ * Chunks of 512 KiB: an 8 MiB part goes out in 16 reads and socket writes instead of 128 (64 KiB
+ * chunks cost more in reads and hand-offs than in bytes), while memory stays at two chunks per
+ * part in flight, the one being written and the one being read.
+ */
+const CHUNK_BYTES = 512 * 1024
+
+/**
+ * The bytes of one part, streamed from disk chunk by chunk, so memory stays at a couple of
+ * chunks whatever the part size; the next chunk is read while the request writes the one before.
+ * `onChunk` is told each chunk as it is handed to the request.
  */
 export async function* partBytes(
   path: string,
@@ -69,16 +76,28 @@ export async function* partBytes(
   onChunk: (bytes: number) => void,
 ): AsyncGenerator<Uint8Array> {
   if (size === 0) return
-  const stream = createReadStream(path, { start: offset, end: offset + size - 1 })
+  const handle = await open(path, 'r')
+  // A fresh buffer each time: fetch takes over what it is given (its stream detaches it), and
+  // may still be writing the chunk before.
+  const readAt = (done: number) => {
+    const length = Math.min(CHUNK_BYTES, size - done)
+    return handle.read(Buffer.allocUnsafeSlow(length), 0, length, offset + done)
+  }
   let read = 0
+  let pending: ReturnType<typeof readAt> | null = readAt(0)
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      read += chunk.length
-      onChunk(chunk.length)
-      yield chunk
+    while (pending) {
+      const { bytesRead, buffer } = await pending
+      pending = null
+      if (bytesRead === 0) break
+      read += bytesRead
+      if (read < size) pending = readAt(read)
+      onChunk(bytesRead)
+      yield buffer.subarray(0, bytesRead)
     }
   } finally {
-    stream.destroy()
+    await pending?.catch(() => undefined)
+    await handle.close()
   }
   if (read < size) throw new ShortReadError(`read ${read} of ${size} bytes`)
 }

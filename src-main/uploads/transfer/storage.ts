@@ -5,7 +5,8 @@ import { backoffMs, retryAfterMs, sleep, type TransferRetryPolicy } from './retr
 /**
  * Step 2 of the upload: one part's raw bytes PUT to its presigned URL, with no API key (the URL
  * carries its own signature, and a key must never reach storage). The body streams from disk
- * with an explicit Content-Length, which object stores require of a presigned PUT.
+ * (or comes from memory, for a small file read whole when it was hashed) with an explicit
+ * Content-Length, which object stores require of a presigned PUT.
  */
 
 /** A URL this close to its expiry is refreshed before use rather than refused mid-part. */
@@ -26,6 +27,8 @@ export interface PartJob {
   offset: number
   size: number
   url: PartUrl
+  /** The part's bytes when the file is held in memory; read from `path` otherwise. */
+  bytes?: Uint8Array | undefined
 }
 
 export interface PartSender {
@@ -104,7 +107,7 @@ async function putOnce(job: PartJob, url: string, sender: PartSender): Promise<O
     sender.onBytes(bytes)
   }
   let bodyError: unknown = null
-  async function* body(): AsyncGenerator<Uint8Array> {
+  async function* fromDisk(): AsyncGenerator<Uint8Array> {
     try {
       yield* partBytes(job.path, job.offset, job.size, touch)
     } catch (error) {
@@ -112,11 +115,17 @@ async function putOnce(job: PartJob, url: string, sender: PartSender): Promise<O
       throw error
     }
   }
+  // Bytes in memory go as one body: no stream to set up, and fetch writes them at once.
+  const body = job.bytes ?? fromDisk()
+  if (job.bytes) touch(job.bytes.length)
   try {
     const response = await sender.fetch(url, {
       method: 'PUT',
-      body: body(),
+      body,
       duplex: 'half',
+      // A presigned URL does not redirect. Allowing it would also cost a copy of every byte:
+      // fetch keeps a second branch of the body (a tee) to send again to where it points.
+      redirect: 'error',
       headers: {
         'Content-Type': 'application/octet-stream',
         'Content-Length': String(job.size),

@@ -1,5 +1,6 @@
 import type { AssetUpload } from '../../../src-shared/api'
 import type { UploadFile } from '../../db'
+import type { Hash } from '../../db/repositories/uploads'
 import { isServiceError } from '../../service'
 import { isUnknownUpload, serviceFailure, UploadApi } from './api'
 import { changedError, checkUnchanged } from './disk'
@@ -12,8 +13,15 @@ type HashedFile = UploadFile & { sha256: string; contentType: string }
 
 const FINISHED = new Set<UploadFile['state']>(['confirmed', 'duplicate', 'skipped'])
 
-/** The ledger's current row: the caller's copy may predate a resume or a re-declaration. */
-function readyRow(context: TransferContext, file: TransferFile): HashedFile {
+/**
+ * The ledger's current row: the caller's copy may predate a resume or a re-declaration. A file
+ * whose bytes the caller holds may not have its hash in the ledger yet (it is recorded with the
+ * upload id, see `Hash`): the caller's copy carries it then, for the same size and mtime.
+ */
+function readyRow(
+  context: TransferContext,
+  file: TransferFile,
+): { row: HashedFile; bytes: Uint8Array | null; unrecorded: Hash | null } {
   const row = context.uploads.getFile(file.row.seq)
   if (!row) {
     throw new UploadTransferError(
@@ -21,13 +29,30 @@ function readyRow(context: TransferContext, file: TransferFile): HashedFile {
       `${file.path} is not in the ledger's upload manifest (file ${file.row.seq}); scan the folder again.`,
     )
   }
-  if (row.sha256 === null || row.contentType === null) {
-    throw new UploadTransferError(
-      'FILE_NOT_READY',
-      `${file.path} has not been hashed yet; hash it before uploading it.`,
-    )
+  const given = file.row
+  const bytes = file.bytes?.length === row.sizeBytes ? file.bytes : null
+  if (row.sha256 !== null && row.contentType !== null) {
+    return {
+      row: { ...row, sha256: row.sha256, contentType: row.contentType },
+      // Only the bytes of the hash the ledger has; others would not match the declaration.
+      bytes: given.sha256 === row.sha256 ? bytes : null,
+      unrecorded: null,
+    }
   }
-  return { ...row, sha256: row.sha256, contentType: row.contentType }
+  if (
+    bytes &&
+    given.sha256 !== null &&
+    given.contentType !== null &&
+    given.sizeBytes === row.sizeBytes &&
+    given.mtimeMs === row.mtimeMs
+  ) {
+    const hash = { sha256: given.sha256, contentType: given.contentType }
+    return { row: { ...row, ...hash }, bytes, unrecorded: hash }
+  }
+  throw new UploadTransferError(
+    'FILE_NOT_READY',
+    `${file.path} has not been hashed yet; hash it before uploading it.`,
+  )
 }
 
 /** The byte count of a part: part_size, but the remainder for the last one. */
@@ -67,10 +92,21 @@ class FileTransfer {
     private readonly context: TransferContext,
     private readonly file: TransferFile,
     private readonly row: HashedFile,
+    /** The file's bytes when the caller holds them: sent from memory, not read again. */
+    private readonly bytes: Uint8Array | null,
+    /** The hash, when the ledger does not have it yet: written with the first write. */
+    private unrecorded: Hash | null,
   ) {
     this.retry = resolveRetry(context.retry)
     this.api = new UploadApi(context.service, this.retry, context.signal)
     this.fetch = context.fetch ?? globalThis.fetch
+  }
+
+  /** The hash to write along with the next write of the row, once. */
+  private hashToRecord(): Hash | undefined {
+    const hash = this.unrecorded ?? undefined
+    this.unrecorded = null
+    return hash
   }
 
   emit(event: TransferEvent): void {
@@ -88,7 +124,11 @@ class FileTransfer {
   async run(): Promise<TransferResult> {
     const { file, row, context } = this
     if (context.signal.aborted) throw abortedError(context.signal)
-    await checkUnchanged(file.path, row)
+    // Bytes held in memory are the bytes hashed, whatever happens to the file now: what is sent
+    // matches the sha256, and a file changed on disk since is listed anew (its size or mtime
+    // moved) by the next upload of the folder. Only bytes read from disk need the checks.
+    const fromDisk = this.bytes === null
+    if (fromDisk) await checkUnchanged(file.path, row)
     let upload = await this.resume()
     if (upload === null) {
       this.emit({ type: 'state', seq: this.seq, state: 'declaring' })
@@ -116,11 +156,13 @@ class FileTransfer {
     }
 
     const etags = this.receivedParts(upload)
-    this.emit({ type: 'state', seq: this.seq, state: 'uploading' })
+    let held = 0
+    for (const n of etags.keys()) held += partSizeOf(upload, n)
+    this.emit({ type: 'state', seq: this.seq, state: 'uploading', bytesDone: held })
     await this.sendMissing(upload, etags)
     // The bytes sent must be the bytes hashed; the service checks the sha256 too, but only after
     // assembling every part.
-    await checkUnchanged(file.path, row)
+    if (fromDisk) await checkUnchanged(file.path, row)
     this.emit({ type: 'state', seq: this.seq, state: 'confirming' })
     const parts = [...etags]
       .sort(([a], [b]) => a - b)
@@ -162,13 +204,17 @@ class FileTransfer {
 
   /** The service's upload, in the ledger row: from now on a resume goes on with it. */
   private record(upload: AssetUpload): void {
-    this.context.uploads.startUpload(this.seq, {
-      uploadId: upload.id,
-      expiresMs: Date.parse(upload.expires_at),
-      partSize: upload.part_size,
-      partCount: upload.part_count,
-      folderId: upload.folder_id,
-    })
+    this.context.uploads.startUpload(
+      this.seq,
+      {
+        uploadId: upload.id,
+        expiresMs: Date.parse(upload.expires_at),
+        partSize: upload.part_size,
+        partCount: upload.part_count,
+        folderId: upload.folder_id,
+      },
+      this.hashToRecord(),
+    )
   }
 
   /**
@@ -178,11 +224,13 @@ class FileTransfer {
    */
   private receivedParts(upload: AssetUpload): Map<number, string> {
     const { uploads } = this.context
-    const recorded = new Map(uploads.finishedParts(this.seq).map((p) => [p.partNumber, p.etag]))
     const etags = new Map<number, string>()
+    // Read only when storage holds something: a new upload (most of them) holds nothing.
+    let recorded: Map<number, string> | null = null
     for (const part of upload.parts) {
       if (!part.received || part.etag === null) continue
       etags.set(part.part_number, part.etag)
+      recorded ??= new Map(uploads.finishedParts(this.seq).map((p) => [p.partNumber, p.etag]))
       if (recorded.get(part.part_number) !== part.etag) {
         uploads.recordPart(this.seq, {
           partNumber: part.part_number,
@@ -284,14 +332,16 @@ class FileTransfer {
     stop: AbortController,
   ): Promise<string> {
     const size = partSizeOf(upload, partNumber)
+    const offset = (partNumber - 1) * upload.part_size
     const etag = await sendPart(
       {
         path: this.file.path,
         uploadId: upload.id,
         partNumber,
-        offset: (partNumber - 1) * upload.part_size,
+        offset,
         size,
         url,
+        bytes: this.bytes?.subarray(offset, offset + size),
       },
       {
         fetch: this.fetch,
@@ -308,8 +358,12 @@ class FileTransfer {
         },
       },
     )
-    // Recorded the moment storage answers, so an abort or a crash right after keeps it.
-    this.context.uploads.recordPart(this.seq, { partNumber, sizeBytes: size, etag })
+    // Recorded the moment storage answers, so an abort or a crash right after keeps it. Not for
+    // a file sent from memory: it is small (one part, as a rule) and confirmed right after, and
+    // should that be cut short, the service's account of the upload says what it holds.
+    if (!this.bytes) {
+      this.context.uploads.recordPart(this.seq, { partNumber, sizeBytes: size, etag })
+    }
     this.partsSent++
     this.emit({
       type: 'part',
@@ -322,7 +376,7 @@ class FileTransfer {
   }
 
   private finish(state: 'confirmed' | 'duplicate', assetId: string | null): TransferResult {
-    this.context.uploads.finishFile(this.seq, state, assetId)
+    this.context.uploads.finishFile(this.seq, state, assetId, this.hashToRecord())
     this.emit({
       type: 'state',
       seq: this.seq,
@@ -355,7 +409,7 @@ export async function uploadFile(
   context: TransferContext,
   file: TransferFile,
 ): Promise<TransferResult> {
-  const row = readyRow(context, file)
+  const { row, bytes, unrecorded } = readyRow(context, file)
   if (FINISHED.has(row.state)) {
     return {
       seq: row.seq,
@@ -366,7 +420,7 @@ export async function uploadFile(
       partsSent: 0,
     }
   }
-  const transfer = new FileTransfer(context, file, row)
+  const transfer = new FileTransfer(context, file, row, bytes, unrecorded)
   try {
     return await transfer.run()
   } catch (error) {

@@ -29,6 +29,12 @@ export interface TransferFile {
   folderId: string | null
   /** The name the asset gets. */
   filename: string
+  /**
+   * The file's bytes, when the caller read them whole to hash them: its parts are sent from
+   * memory instead of read again, and what is sent is then what was hashed. Ignored unless its
+   * length is the row's size.
+   */
+  bytes?: Uint8Array | undefined
 }
 
 export type TransferState =
@@ -43,6 +49,8 @@ export type TransferEvent =
       assetId?: string | undefined
       /** With failed. */
       error?: UploadTransferError | undefined
+      /** With uploading: the bytes of the parts storage already holds (a resumed upload). */
+      bytesDone?: number | undefined
     }
   /** Bytes handed to storage just now; a part sent again counts again. */
   | { type: 'bytes'; seq: number; partNumber: number; bytes: number }
