@@ -16,13 +16,10 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
  * sent: the manifest's rows live in the ledger (SQLite); what the run adds per file sent is the
  * claim of its sha256 (for identical files) and an asset id on its progress entry.
  *
- * FILES is 1,500, not the 10,000 the issue names, because the in-process sandbox makes 10,000
- * take minutes on 2 cores, not the client: it does more work per file (an asset, its record, its
- * thumbnail), and its look-up of an asset by sha256 (two or three per file) reads every asset of
- * the organization: SQLite prefers the created_at index for the query's ORDER BY ... LIMIT 1
- * over the sha256 one, so the cost per file grows with the files before it. Measured with the
- * client's own cost per file cut by half: 3,000 files went from 70 files/s down to 30 files/s,
- * the look-up alone being a quarter of the CPU, so 10,000 would take over five minutes. The
+ * FILES is 1,500, not the 10,000 the issue names, because the in-process sandbox, sharing the
+ * test's 2 cores, does more work per file than the client (an asset, its record, its thumbnail):
+ * 10,000 files did not finish in 2 minutes on this machine even once its look-up of an asset by
+ * sha256 was made to use its index (it used to read every asset for each question). The
  * memory bound below is per file, so a larger count would prove no more.
  */
 const FILES = 1_500

@@ -81,7 +81,10 @@ export function confirmedAsset(fields: {
 export function findAssetBySha(store: RecordStore, orgId: string, sha256: string): Asset | null {
   const row = store.db
     .prepare(
-      `SELECT doc FROM records WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
+      // Named: for ORDER BY … LIMIT 1 the planner prefers walking records_by_created, which reads
+      // every asset of the organization for each question (an upload of n files cost n²).
+      `SELECT doc FROM records INDEXED BY records_by_sha256
+         WHERE collection = ? AND org_id = ? AND deleted_at IS NULL
          AND json_extract(doc, '$.sha256') = ? ORDER BY created_at, id LIMIT 1`,
     )
     .get(ASSETS, orgId, sha256) as { doc: string } | undefined
