@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Locator, Page } from 'playwright-core'
@@ -31,10 +31,15 @@ interface SandboxRun {
 
 interface FlowFile {
   name: string
+  context_variables?: Record<string, unknown>
   nodes: {
     id: string
     label: string
-    inputs?: { source_output_id?: string | null }[]
+    inputs?: {
+      name: string
+      source_output_id?: string | null
+      retry_source_output_id?: string | null
+    }[]
     outputs?: { id: string }[]
   }[]
 }
@@ -122,6 +127,23 @@ describe.runIf(available)('the flow editor in Chromium', () => {
       .toBe(`Node ${label}`)
   }
 
+  /** The canvas's zoom, from the viewport's transform. */
+  const zoom = () =>
+    page.evaluate<number>(
+      `new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a`,
+    )
+
+  /** Where a node (by label) or a frame is on the screen: its top left corner. */
+  const corner = async (what: string | Locator) => {
+    const target =
+      typeof what === 'string'
+        ? page.locator('.react-flow__node').filter({ has: node(what) })
+        : what
+    const box = await target.boundingBox()
+    if (!box) throw new Error('not on screen')
+    return { x: Math.round(box.x), y: Math.round(box.y) }
+  }
+
   const center = async (target: Locator) => {
     const box = await target.boundingBox()
     if (!box) throw new Error('not on screen')
@@ -178,7 +200,7 @@ describe.runIf(available)('the flow editor in Chromium', () => {
       return values.map((value) => value ?? '').sort()
     }
     return {
-      nodes: await read('.react-flow__node', 'data-id'),
+      nodes: await read('.react-flow__node-flowNode', 'data-id'),
       edges: await read('.react-flow__edge', 'aria-label'),
     }
   }
@@ -206,6 +228,9 @@ describe.runIf(available)('the flow editor in Chromium', () => {
       await node(name).waitFor()
     }
     await drop(TEXT, 60, 60)
+    // The first node on an empty canvas keeps the zoom it was dropped at (it was fitted to the
+    // canvas, blown up to twice its size).
+    expect(await zoom()).toBe(1)
     await drop(IMAGE, 300, 40)
     await drop(UPSCALE, 520, 60)
     await search.fill('')
@@ -378,6 +403,81 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     await expect.poll(edgeCount, WAIT).toBe(2)
   }, 30_000)
 
+  it('groups two nodes, moves them by the group, undoes it, and a run ignores the group', async () => {
+    await select(TEXT)
+    await node(IMAGE)
+      .locator('.flow-node-head')
+      .click({ modifiers: ['Control'] })
+    await expect
+      .poll(() => page.getByRole('complementary').getByText('2 nodes selected.').count(), WAIT)
+      .toBe(1)
+    await page.keyboard.press('Control+g')
+    const frame = page.getByTestId('group-Group')
+    await frame.waitFor()
+    expect(await frame.textContent()).toContain('2 nodes')
+
+    const corners = async () => ({
+      text: await corner(TEXT),
+      image: await corner(IMAGE),
+      upscale: await corner(UPSCALE),
+      frame: await corner(frame),
+    })
+    const before = await corners()
+    const head = await center(frame.locator('.group-frame-head'))
+    await page.mouse.move(head.x, head.y)
+    await page.mouse.down()
+    await page.mouse.move(head.x + 45, head.y + 35, { steps: 6 })
+    // Meanwhile the moved nodes' edges are drawn apart, React Flow's own are not.
+    await expect.poll(() => page.locator('.moving-edges path').count(), WAIT).toBe(2)
+    expect(await edgeCount()).toBe(0)
+    await page.mouse.move(head.x + 90, head.y + 70, { steps: 6 })
+    await page.mouse.up()
+    await expect.poll(edgeCount, WAIT).toBe(2)
+    expect(await page.locator('.moving-edges').count()).toBe(0)
+    const after = await corners()
+    // React Flow starts a drag at the first move past its threshold: the move so far is not
+    // part of it. The group's nodes and its frame moved by as much, the other node not at all.
+    const moved = { x: after.text.x - before.text.x, y: after.text.y - before.text.y }
+    expect(moved.x).toBeGreaterThan(70)
+    expect(moved.y).toBeGreaterThan(50)
+    const shifted = (at: { x: number; y: number }) => ({ x: at.x + moved.x, y: at.y + moved.y })
+    expect(after.image).toEqual(shifted(before.image))
+    expect(after.frame).toEqual(shifted(before.frame))
+    expect(after.upscale).toEqual(before.upscale)
+
+    // One drag, one undo step; the frame follows its nodes.
+    await page.keyboard.press('Control+z')
+    await expect.poll(corners, WAIT).toEqual(before)
+    await page.keyboard.press('Control+Shift+z')
+    await expect.poll(corners, WAIT).toEqual(after)
+    // Renamed from the inspector, once the frame is selected by its label bar.
+    await frame.locator('.group-frame-head').click()
+    const panel = page.getByTestId('group-inspector')
+    await panel.getByRole('textbox', { name: 'Group label' }).fill('Prompt and picture')
+    await page.getByTestId('group-Prompt and picture').waitFor()
+    await screenshots('canvas-groups', async () => {
+      await page.getByTestId('group-Prompt and picture').waitFor()
+    })
+
+    // Grouped and moved, nothing the nodes make changed: the run takes all three from the cache.
+    await expect
+      .poll(() => page.getByTestId('save-state').textContent(), WAIT)
+      .toBe('All changes saved')
+    await page.getByTestId('run-button').click()
+    await expect
+      .poll(() => page.getByTestId('run-result').textContent(), WAIT)
+      .toMatch(/^Run succeeded/)
+    for (const label of [TEXT, IMAGE, UPSCALE]) expect(await stateOf(label)).toBe('cached')
+
+    // Ungrouped by the keys, and back.
+    await page.getByTestId('group-Prompt and picture').locator('.group-frame-head').click()
+    await page.keyboard.press('Control+Shift+g')
+    await expect.poll(() => page.locator('.group-frame').count(), WAIT).toBe(0)
+    await page.keyboard.press('Control+z')
+    await expect.poll(() => page.locator('.group-frame').count(), WAIT).toBe(1)
+    expect(errors).toEqual([])
+  }, 60_000)
+
   it('marks a disconnected required input before any run, and the run is refused', async () => {
     await select(UPSCALE)
     await inspectorInput('image').getByRole('button', { name: 'Disconnect' }).click()
@@ -394,11 +494,19 @@ describe.runIf(available)('the flow editor in Chromium', () => {
       .toBeGreaterThan(0)
 
     const runsBefore = (await sandboxRuns()).length
+    await select(TEXT)
     await page.getByTestId('run-button').click()
     await expect
       .poll(() => page.getByTestId('run-problem').textContent(), WAIT)
       .toMatch(/cannot run/)
     expect((await sandboxRuns()).length).toBe(runsBefore)
+    // The banner names the node and the input, and shows the node.
+    const issue = page.getByTestId('run-issue').filter({ hasText: `${UPSCALE} · Image` })
+    expect(await issue.count()).toBe(1)
+    await issue.getByRole('button', { name: 'Show the node' }).click()
+    await expect
+      .poll(() => page.getByTestId('node-inspector').getAttribute('aria-label'), WAIT)
+      .toBe(`Node ${UPSCALE}`)
 
     await page.keyboard.press('Control+z')
     await expect.poll(edgeCount, WAIT).toBe(2)
@@ -432,12 +540,22 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     expect(file.name).toBe(FLOW)
     expect(file.nodes.map((n) => n.label).sort()).toEqual([IMAGE, TEXT, UPSCALE].sort())
     expect(graphOfFile(file)).toEqual(built)
+    // The group goes with the file, by its nodes' ids.
+    const idOf = (label: string) => file.nodes.find((n) => n.label === label)?.id
+    expect(file.context_variables?.atelier_groups).toEqual([
+      {
+        id: expect.any(String) as string,
+        label: 'Prompt and picture',
+        node_ids: [idOf(TEXT), idOf(IMAGE)],
+      },
+    ])
 
     await page.getByTestId('import-file').setInputFiles(saved)
     await page.getByTestId('flow-canvas').waitFor()
     for (const label of [TEXT, IMAGE, UPSCALE]) await node(label).waitFor()
     await expect.poll(edgeCount, WAIT).toBe(2)
     expect(await graphOnCanvas()).toEqual(built)
+    expect(await page.getByTestId('group-Prompt and picture').textContent()).toContain('2 nodes')
     await select(IMAGE)
     expect(await inspectorInput('prompt').textContent()).toContain(`From ${TEXT} · text`)
     expect(await inspectorInput('width').getByRole('spinbutton').inputValue()).toBe('64')
@@ -447,6 +565,33 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     // A second flow, not the first one overwritten.
     await page.getByRole('button', { name: '← Flows' }).click()
     await expect.poll(() => page.getByTestId(`flow-row-${FLOW}`).count(), WAIT).toBe(2)
+
+    // A quality gate's retry edge in a file is drawn: dashed, in its own colour, named.
+    const gated = structuredClone(file)
+    gated.name = `${FLOW} with a retry`
+    const upscaled = file.nodes.find((n) => n.label === UPSCALE)?.outputs?.[0]?.id ?? null
+    const seed = gated.nodes.find((n) => n.label === IMAGE)?.inputs?.find((i) => i.name === 'seed')
+    if (!seed) throw new Error(`${IMAGE} has no seed input`)
+    seed.retry_source_output_id = upscaled
+    const gatedFile = join(home, 'gated.flow.json')
+    writeFileSync(gatedFile, JSON.stringify(gated))
+    await page.getByTestId('import-file').setInputFiles(gatedFile)
+    const retry = page.locator('.react-flow__edge.retry')
+    await expect.poll(() => retry.count(), WAIT).toBe(1)
+    await expect.poll(edgeCount, WAIT).toBe(3)
+    expect(await retry.textContent()).toBe('retry')
+    const strokeOf = (selector: string) =>
+      page.evaluate<{ dash: string; colour: string }>(`(() => {
+        const style = getComputedStyle(document.querySelector(${JSON.stringify(selector)}))
+        return { dash: style.strokeDasharray, colour: style.stroke }
+      })()`)
+    const stroke = await strokeOf('.react-flow__edge.retry .react-flow__edge-path')
+    expect(stroke.dash).not.toBe('none')
+    const plain = await strokeOf('.react-flow__edge:not(.retry) .react-flow__edge-path')
+    expect(stroke.colour).not.toBe(plain.colour)
+    await screenshots('canvas-retry', async () => {
+      await retry.waitFor()
+    })
     expect(errors).toEqual([])
-  }, 30_000)
+  }, 60_000)
 })

@@ -1,24 +1,42 @@
 import {
   Background,
   Controls,
-  MiniMap,
   ReactFlow,
   useReactFlow,
+  useStore,
   type Connection,
   type Edge,
+  type EdgeTypes,
   type IsValidConnection,
+  type NodeChange,
   type NodeTypes,
+  type XYPosition,
 } from '@xyflow/react'
 import '@xyflow/react/dist/style.css'
-import { useCallback, useMemo, useState, type DragEvent } from 'react'
+import { useCallback, useMemo, useRef, useState, type DragEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
+import { framesFollowing, frameNodes, nodeChangesOf } from './canvasGroups'
 import { CanvasNodeView } from './CanvasNodeView'
+import { FAR_ZOOM, FarViewContext } from './farView'
+import { GroupFrame, type GroupFrameNode } from './GroupFrame'
+import { useLiveDrag } from './liveDrag'
+import { Minimap } from './Minimap'
+import { MovingEdges } from './MovingEdges'
+import { RetryEdge } from './RetryEdge'
 import { edgesOf, judgeConnection, type CanvasEdge, type CanvasNode, type Size } from './document'
 import { paletteKey, PALETTE_MIME } from './paletteDrag'
 import { typeFamily } from './words'
 
-const NODE_TYPES: NodeTypes = { flowNode: CanvasNodeView }
+const NODE_TYPES: NodeTypes = { flowNode: CanvasNodeView, groupFrame: GroupFrame }
+const EDGE_TYPES: EdgeTypes = { retry: RetryEdge }
+
+/** What React Flow is given as nodes: the flow's nodes, and the frames of their groups. */
+type CanvasItem = CanvasNode | GroupFrameNode
+
+/** The frames that follow the dragged nodes, from the store as it is now. */
+const following = (positions: ReadonlyMap<string, XYPosition>) =>
+  framesFollowing(positions, useAppStore.getState())
 
 /**
  * The canvas node React Flow is given: the document's node with its selection and measured size,
@@ -37,6 +55,28 @@ function viewOf(node: CanvasNode, selected: boolean, size: Size | undefined): Ca
   return view
 }
 
+const edgeViews = new WeakMap<
+  CanvasEdge,
+  { selected: boolean; hidden: boolean; view: CanvasEdge }
+>()
+
+/**
+ * The same for edges: React Flow re-renders each edge whose object is new. `hidden` while
+ * `MovingEdges` draws it.
+ */
+function edgeView(edge: CanvasEdge, selected: boolean, hidden: boolean): CanvasEdge {
+  const hit = edgeViews.get(edge)
+  if (hit?.selected === selected && hit.hidden === hidden) return hit.view
+  const view: CanvasEdge = {
+    ...edge,
+    selected,
+    hidden,
+    className: `edge type-${typeFamily(edge.data?.variableType ?? '')}${edge.data?.retry ? ' retry' : ''}`,
+  }
+  edgeViews.set(edge, { selected, hidden, view })
+  return view
+}
+
 export function Canvas() {
   const {
     doc,
@@ -49,6 +89,7 @@ export function Canvas() {
     applyEdgeChanges,
     connectPorts,
     addPaletteNode,
+    select,
   } = useAppStore(
     useShallow((s) => ({
       doc: s.doc,
@@ -61,26 +102,70 @@ export function Canvas() {
       applyEdgeChanges: s.applyEdgeChanges,
       connectPorts: s.connectPorts,
       addPaletteNode: s.addPaletteNode,
+      select: s.select,
     })),
   )
-  const { screenToFlowPosition } = useReactFlow<CanvasNode, CanvasEdge>()
+  const { screenToFlowPosition } = useReactFlow<CanvasItem, CanvasEdge>()
+  const far = useStore((s) => s.transform[2] < FAR_ZOOM)
+  const canvas = useRef<HTMLDivElement>(null)
+  const { live, moving, onNodesChange } = useLiveDrag(applyNodeChanges, canvas, following)
   const docNodes = doc?.nodes
+  // The first fit is for a flow that has nodes: fitting the first node dropped on an empty
+  // canvas blew it up to fill the canvas.
+  const [fitOnOpen] = useState(() => (useAppStore.getState().doc?.nodes.length ?? 0) > 0)
 
-  const nodes = useMemo(() => {
+  const flowNodes = useMemo(() => {
     const selected = new Set(selection.nodeIds)
-    return (docNodes ?? []).map((node) => viewOf(node, selected.has(node.id), measured[node.id]))
-  }, [docNodes, selection.nodeIds, measured])
+    // During a drag (`moving`), where the dragged nodes are now, not where they started.
+    const positions = moving.size > 0 ? live.get() : null
+    return (docNodes ?? []).map((node) => {
+      const view = viewOf(node, selected.has(node.id), measured[node.id])
+      const position = positions?.get(node.id)
+      return position ? { ...view, position } : view
+    })
+  }, [docNodes, selection.nodeIds, measured, moving, live])
+  const nodes = useMemo(
+    (): CanvasItem[] => [
+      ...frameNodes(doc, measured, selection.groupIds, moving.size > 0 ? live.get() : null),
+      ...flowNodes,
+    ],
+    [doc, measured, selection.groupIds, moving, live, flowNodes],
+  )
+
+  const onItemsChange = useCallback(
+    (changes: NodeChange<CanvasItem>[]) => {
+      const state = useAppStore.getState()
+      const { nodeChanges, groupSelection } = nodeChangesOf(changes, state)
+      if (groupSelection.size > 0) {
+        const groupIds = new Set(state.selection.groupIds)
+        for (const [id, selected] of groupSelection) {
+          if (selected) groupIds.add(id)
+          else groupIds.delete(id)
+        }
+        select({ groupIds: [...groupIds] })
+      }
+      if (nodeChanges.length > 0) onNodesChange(nodeChanges)
+    },
+    [onNodesChange, select],
+  )
 
   const [edgesFor] = useState(memoizedEdges)
   const baseEdges = edgesFor(docNodes ?? [])
-  const edges = useMemo(() => {
+  const { edges, movingEdges } = useMemo(() => {
     const selected = new Set(selection.edgeIds)
-    return baseEdges.map((edge): CanvasEdge => ({
-      ...edge,
-      selected: selected.has(edge.id),
-      className: `edge type-${typeFamily(edge.data?.variableType ?? '')}`,
-    }))
-  }, [baseEdges, selection.edgeIds])
+    const apart = new Set(
+      moving.size > 0
+        ? baseEdges.filter((edge) => moving.has(edge.source) || moving.has(edge.target))
+        : [],
+    )
+    const drawnApart: CanvasEdge[] = []
+    const views = baseEdges.map((edge) => {
+      const view = edgeView(edge, selected.has(edge.id), apart.has(edge))
+      if (apart.has(edge)) drawnApart.push(view)
+      return view
+    })
+    return { edges: views, movingEdges: drawnApart }
+  }, [baseEdges, selection.edgeIds, moving])
 
   // Refused as it is drawn: React Flow greys the handle out and draws nothing.
   const isValidConnection = useCallback<IsValidConnection<CanvasEdge>>(
@@ -109,30 +194,34 @@ export function Canvas() {
   )
 
   return (
-    <div className="flow-canvas" data-testid="flow-canvas">
-      <ReactFlow<CanvasNode, CanvasEdge>
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={NODE_TYPES}
-        onNodesChange={applyNodeChanges}
-        onEdgesChange={applyEdgeChanges}
-        onConnect={connectPorts}
-        isValidConnection={isValidConnection}
-        onDragOver={onDragOver}
-        onDrop={onDrop}
-        // Deleting, copying and pasting go through the store, as one undo step each.
-        deleteKeyCode={null}
-        nodesDraggable={!readOnly}
-        nodesConnectable={!readOnly}
-        edgesReconnectable={false}
-        colorMode={theme}
-        fitView
-        minZoom={0.1}
-      >
-        <Background gap={20} />
-        <MiniMap pannable zoomable ariaLabel="Minimap of the flow" />
-        <Controls showInteractive={false} fitViewOptions={{ padding: 0.2 }} />
-      </ReactFlow>
+    <div ref={canvas} className={far ? 'flow-canvas far' : 'flow-canvas'} data-testid="flow-canvas">
+      <FarViewContext value={far}>
+        <ReactFlow<CanvasItem, CanvasEdge>
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={NODE_TYPES}
+          edgeTypes={EDGE_TYPES}
+          onNodesChange={onItemsChange}
+          onEdgesChange={applyEdgeChanges}
+          onConnect={connectPorts}
+          isValidConnection={isValidConnection}
+          onDragOver={onDragOver}
+          onDrop={onDrop}
+          // Deleting, copying and pasting go through the store, as one undo step each.
+          deleteKeyCode={null}
+          nodesDraggable={!readOnly}
+          nodesConnectable={!readOnly}
+          edgesReconnectable={false}
+          colorMode={theme}
+          fitView={fitOnOpen}
+          minZoom={0.1}
+        >
+          <Background gap={20} />
+          <MovingEdges edges={movingEdges} live={live} />
+          <Minimap />
+          <Controls showInteractive={false} fitViewOptions={{ padding: 0.2 }} />
+        </ReactFlow>
+      </FarViewContext>
     </div>
   )
 }

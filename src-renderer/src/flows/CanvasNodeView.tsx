@@ -1,10 +1,22 @@
-import { Handle, Position, type NodeProps } from '@xyflow/react'
-import { memo, useEffect, useState } from 'react'
+import { Handle, Position, type HandleType, type NodeProps } from '@xyflow/react'
+import { memo, useContext, useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
-import { firstImage, inputKey, type CanvasNode, type FileNodeInput } from './document'
-import { creditsWords, elapsedWords, NODE_STATE_WORDS, typeFamily } from './words'
+import type { FlowProblem } from '../../../src-shared/domain/flow'
+import {
+  firstImage,
+  innerRuns,
+  inputKey,
+  subFlowProgress,
+  type CanvasNode,
+  type FileNodeInput,
+} from './document'
+import { FarViewContext } from './farView'
+import { creditsWords, elapsedWords, NODE_STATE_WORDS, subFlowWords, typeFamily } from './words'
 import { MediaImage } from '../components/MediaImage'
+
+/** Longer labels are set smaller when the canvas is zoomed out (flows.css, `.far`). */
+const LONG_LABEL = 24
 
 /** The current time, renewed every second while `ticking`, for a running node's clock. */
 function useTicking(ticking: boolean): number {
@@ -21,18 +33,68 @@ function useTicking(ticking: boolean): number {
   return now
 }
 
-function InputPort({ nodeId, input }: { nodeId: string; input: FileNodeInput }) {
-  const problems = useAppStore((s) => s.problems.byInput.get(inputKey(nodeId, input.name)))
-  const family = typeFamily(input.variable_type_code)
+/**
+ * Where a port's edges end when the canvas is zoomed out past reading: a plain element React
+ * Flow measures as it measures a handle (by these classes and data attributes), without a
+ * handle's subscription to the canvas store, which every handle runs at every store change. At
+ * that zoom a port is too small to draw a connection from anyway.
+ */
+function PortMark({ nodeId, portId, type }: { nodeId: string; portId: string; type: HandleType }) {
+  const position = type === 'target' ? Position.Left : Position.Right
+  return (
+    <div
+      className={`react-flow__handle react-flow__handle-${position} ${type} handle`}
+      data-handleid={portId}
+      data-nodeid={nodeId}
+      data-handlepos={position}
+    />
+  )
+}
+
+function PortEnd({
+  nodeId,
+  portId,
+  type,
+  variableType,
+  name,
+}: {
+  nodeId: string
+  portId: string
+  type: HandleType
+  variableType: string
+  name: string
+}) {
+  const far = useContext(FarViewContext)
+  if (far) return <PortMark nodeId={nodeId} portId={portId} type={type} />
+  return (
+    <Handle
+      type={type}
+      position={type === 'target' ? Position.Left : Position.Right}
+      id={portId}
+      className={`handle type-${typeFamily(variableType)}`}
+      data-testid={`port-${type === 'target' ? 'in' : 'out'}-${name}`}
+      title={`${name}: ${variableType}`}
+    />
+  )
+}
+
+function InputPort({
+  nodeId,
+  input,
+  problems,
+}: {
+  nodeId: string
+  input: FileNodeInput
+  problems: readonly FlowProblem[] | undefined
+}) {
   return (
     <div className={problems ? 'port in has-problem' : 'port in'}>
-      <Handle
+      <PortEnd
+        nodeId={nodeId}
+        portId={input.id}
         type="target"
-        position={Position.Left}
-        id={input.id}
-        className={`handle type-${family}`}
-        data-testid={`port-in-${input.name}`}
-        title={`${input.name}: ${input.variable_type_code}`}
+        variableType={input.variable_type_code}
+        name={input.name}
       />
       <span className="port-name">
         {input.display_name ?? input.name}
@@ -52,6 +114,30 @@ function InputPort({ nodeId, input }: { nodeId: string; input: FileNodeInput }) 
 }
 
 /**
+ * A sub-flow node's inner nodes in a line, "3/5 done · 1 failed", once the run reaches them (the
+ * total is the sub-flow's node count when the flow list knows the sub-flow).
+ */
+function SubFlowLine({ nodeId, subFlowId }: { nodeId: string; subFlowId: string | null }) {
+  const progress = useAppStore(
+    useShallow((s) =>
+      subFlowProgress(
+        innerRuns(s.nodeRuns, nodeId),
+        s.flows?.find((flow) => flow.id === subFlowId)?.nodeCount ?? null,
+      ),
+    ),
+  )
+  if (progress.done + progress.failed + progress.running === 0) return null
+  return (
+    <span
+      className={progress.failed > 0 ? 'sub-flow-progress failed' : 'sub-flow-progress'}
+      data-testid="sub-flow-progress"
+    >
+      {subFlowWords(progress)}
+    </span>
+  )
+}
+
+/**
  * A node on the canvas: its label, its typed ports, and how it does in the run (state, clock,
  * cost, last log line, first image out), with the check's problems marked on it.
  */
@@ -61,10 +147,12 @@ export const CanvasNodeView = memo(function CanvasNodeView({
   selected,
 }: NodeProps<CanvasNode>) {
   const { record } = data
-  const { run, problems, estimate } = useAppStore(
+  // One subscription per node, not one per port: every store change runs every subscriber.
+  const { run, problems, byInput, estimate } = useAppStore(
     useShallow((s) => ({
       run: s.nodeRuns[id],
       problems: s.problems.byNode.get(id),
+      byInput: s.problems.byInput,
       estimate: s.check?.estimate?.byNode[id],
     })),
   )
@@ -86,7 +174,11 @@ export const CanvasNodeView = memo(function CanvasNodeView({
       data-testid={`node-${record.label}`}
     >
       <header className="flow-node-head">
-        <span className="flow-node-label">{record.label || 'Untitled node'}</span>
+        <span
+          className={record.label.length > LONG_LABEL ? 'flow-node-label long' : 'flow-node-label'}
+        >
+          {record.label || 'Untitled node'}
+        </span>
         {state ? (
           <span className={`state-badge ${state}`} data-testid="node-state" data-state={state}>
             {NODE_STATE_WORDS[state]}
@@ -99,26 +191,33 @@ export const CanvasNodeView = memo(function CanvasNodeView({
       <div className="flow-node-ports">
         <div className="ports-in">
           {(record.inputs ?? []).map((input) => (
-            <InputPort key={input.id} nodeId={id} input={input} />
+            <InputPort
+              key={input.id}
+              nodeId={id}
+              input={input}
+              problems={byInput.get(inputKey(id, input.name))}
+            />
           ))}
         </div>
         <div className="ports-out">
           {(record.outputs ?? []).map((output) => (
             <div key={output.id} className="port out">
               <span className="port-name">{output.display_name ?? output.name}</span>
-              <Handle
+              <PortEnd
+                nodeId={id}
+                portId={output.id}
                 type="source"
-                position={Position.Right}
-                id={output.id}
-                className={`handle type-${typeFamily(output.variable_type_code)}`}
-                data-testid={`port-out-${output.name}`}
-                title={`${output.name}: ${output.variable_type_code}`}
+                variableType={output.variable_type_code}
+                name={output.name}
               />
             </div>
           ))}
         </div>
       </div>
       <footer className="flow-node-foot">
+        {record.type_code === 'sub_flow' ? (
+          <SubFlowLine nodeId={id} subFlowId={record.sub_flow_id ?? null} />
+        ) : null}
         {running && run.startedMs !== null ? (
           <span data-testid="node-elapsed">{elapsedWords(now - run.startedMs)}</span>
         ) : null}

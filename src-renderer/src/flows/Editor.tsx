@@ -8,43 +8,63 @@ import { Inspector } from './Inspector'
 import { Palette } from './Palette'
 import { RunForm, type RunRequest } from './RunForm'
 import { Versions } from './Versions'
+import { shortcutHint, shortcutOf, typingInField, type ShortcutId } from '../shell/shortcuts'
 import { creditsWords } from './words'
 
-/** Keys typed into a field belong to the field (its own undo, its own copy and paste). */
-function typingInField(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false
-  return (
-    target.isContentEditable ||
-    target instanceof HTMLInputElement ||
-    target instanceof HTMLTextAreaElement ||
-    target instanceof HTMLSelectElement
-  )
-}
+/** The editor's own shortcuts (the help sheet lists them from the same table). */
+const EDITOR_SHORTCUTS = [
+  'editor.undo',
+  'editor.redo',
+  'editor.copy',
+  'editor.paste',
+  'editor.delete',
+  'editor.group',
+  'editor.ungroup',
+] as const satisfies readonly ShortcutId[]
 
 /**
- * Undo, redo, copy, paste and delete on the canvas, as any editor has them. Copy, paste and
- * delete only take the keys when there is something to act on, so copying text still works.
+ * The editor's shortcuts, as any editor has them. Copy, paste, delete and the grouping keys only
+ * take the keys when there is something to act on, so copying text still works.
  */
 function useEditorKeys() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (typingInField(event.target) || event.altKey) return
+      if (typingInField(event.target)) return
       const state = useAppStore.getState()
-      const command = event.ctrlKey || event.metaKey
-      const key = event.key.toLowerCase()
-      const selected = state.selection.nodeIds.length + state.selection.edgeIds.length > 0
-      let handled = true
-      if (command && key === 'z' && !event.shiftKey) state.undo()
-      else if (command && ((key === 'z' && event.shiftKey) || (key === 'y' && !event.shiftKey))) {
-        state.redo()
-      } else if (command && key === 'c' && !event.shiftKey && state.selection.nodeIds.length > 0) {
-        state.copySelection()
-      } else if (command && key === 'v' && !event.shiftKey && state.clipboard) {
-        state.pasteClipboard()
-      } else if (!command && (event.key === 'Delete' || event.key === 'Backspace') && selected) {
-        state.deleteSelection()
-      } else handled = false
-      if (handled) event.preventDefault()
+      const { nodeIds, edgeIds, groupIds } = state.selection
+      const act = (): boolean => {
+        switch (shortcutOf(event, EDITOR_SHORTCUTS)) {
+          case 'editor.undo':
+            state.undo()
+            return true
+          case 'editor.redo':
+            state.redo()
+            return true
+          case 'editor.copy':
+            if (nodeIds.length === 0) return false
+            state.copySelection()
+            return true
+          case 'editor.paste':
+            if (!state.clipboard) return false
+            state.pasteClipboard()
+            return true
+          case 'editor.delete':
+            if (nodeIds.length + edgeIds.length + groupIds.length === 0) return false
+            state.deleteSelection()
+            return true
+          case 'editor.group':
+            if (nodeIds.length === 0) return false
+            state.groupSelection()
+            return true
+          case 'editor.ungroup':
+            if (nodeIds.length + groupIds.length === 0) return false
+            state.ungroupSelection()
+            return true
+          default:
+            return false
+        }
+      }
+      if (act()) event.preventDefault()
     }
     window.addEventListener('keydown', onKey)
     return () => {
@@ -179,7 +199,7 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
         type="button"
         className="small-button"
         aria-label="Undo"
-        title="Undo (Ctrl+Z)"
+        title={`Undo (${shortcutHint('editor.undo')})`}
         data-testid="undo-button"
         disabled={!canUndo || readOnly}
         onClick={state.undo}
@@ -190,7 +210,7 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
         type="button"
         className="small-button"
         aria-label="Redo"
-        title="Redo (Shift+Ctrl+Z)"
+        title={`Redo (${shortcutHint('editor.redo')})`}
         data-testid="redo-button"
         disabled={!canRedo || readOnly}
         onClick={state.redo}
@@ -275,6 +295,8 @@ function Banners() {
       saveProblem: s.saveProblem,
       editorProblem: s.editorProblem,
       runProblem: s.runProblem,
+      runIssues: s.runIssues,
+      select: s.select,
       reloadFlow: s.reloadFlow,
       saveAsCopy: s.saveAsCopy,
       editCopy: s.editCopy,
@@ -336,8 +358,34 @@ function Banners() {
         </div>
       ) : null}
       {state.runProblem ? (
-        <div className="banner error" role="alert" data-testid="run-problem">
-          {state.runProblem}
+        <div className="banner error run-problem" role="alert" data-testid="run-problem">
+          <span>{state.runProblem}</span>
+          {state.runIssues.length > 0 ? (
+            <ul className="run-issues">
+              {state.runIssues.map((issue, index) => (
+                <li key={`${String(index)}-${issue.message}`} data-testid="run-issue">
+                  {issue.nodeLabel !== null ? (
+                    <strong>
+                      {issue.nodeLabel}
+                      {issue.inputLabel !== null ? ` · ${issue.inputLabel}` : ''}
+                    </strong>
+                  ) : null}{' '}
+                  {issue.message}
+                  {issue.nodeId !== null ? (
+                    <button
+                      type="button"
+                      className="small-button"
+                      onClick={() => {
+                        state.select({ nodeIds: [issue.nodeId ?? ''], edgeIds: [], groupIds: [] })
+                      }}
+                    >
+                      Show the node
+                    </button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          ) : null}
         </div>
       ) : null}
     </>

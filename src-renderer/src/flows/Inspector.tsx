@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { KNOWN_VARIABLE_TYPES, typeConnection } from '../../../src-shared/domain/flow'
 import type { FlowProblem } from '../../../src-shared/domain/flow'
@@ -8,6 +9,8 @@ import {
   disconnectInputs,
   feedOf,
   firstImage,
+  groupsOf,
+  innerRuns,
   inputKey,
   mapInputToFlowInput,
   mapOutputToFlowOutput,
@@ -15,6 +18,7 @@ import {
   portMapping,
   removeFlowInput,
   removeFlowOutput,
+  renameGroup,
   setInputValue,
   setNodeLabel,
   updateFlowInput,
@@ -23,10 +27,12 @@ import {
   type FileFlowInput,
   type FileNodeInput,
   type FileNodeOutput,
+  type NodeGroup,
 } from './document'
 import { specOfFlowInput, specOfNodeInput, ValueField } from './inputs'
 import { creditsWords, NODE_STATE_WORDS, typeFamily } from './words'
 import { MediaImage } from '../components/MediaImage'
+import { shortcutHint } from '../shell/shortcuts'
 
 /** The types a flow port can be given here: the ones the connection rules know, and lists. */
 const PORT_TYPES = [...KNOWN_VARIABLE_TYPES, 'image[]', 'text[]']
@@ -206,17 +212,20 @@ function NodeInspector({
   onRunTo: (nodeId: string) => void
   onForce: (nodeId: string) => void
 }) {
-  const { readOnly, run, problems, estimate, running, editDoc, deleteSelection } = useAppStore(
-    useShallow((s) => ({
-      readOnly: s.editor?.readOnly ?? true,
-      run: s.nodeRuns[node.id],
-      problems: s.problems.byNode.get(node.id),
-      estimate: s.check?.estimate?.byNode[node.id],
-      running: s.runPhase === 'starting' || s.runPhase === 'running' || s.runPhase === 'canceling',
-      editDoc: s.editDoc,
-      deleteSelection: s.deleteSelection,
-    })),
-  )
+  const { readOnly, run, problems, estimate, running, editDoc, deleteSelection, groupSelection } =
+    useAppStore(
+      useShallow((s) => ({
+        readOnly: s.editor?.readOnly ?? true,
+        run: s.nodeRuns[node.id],
+        problems: s.problems.byNode.get(node.id),
+        estimate: s.check?.estimate?.byNode[node.id],
+        running:
+          s.runPhase === 'starting' || s.runPhase === 'running' || s.runPhase === 'canceling',
+        editDoc: s.editDoc,
+        deleteSelection: s.deleteSelection,
+        groupSelection: s.groupSelection,
+      })),
+    )
   const { record } = node.data
   const images = Object.entries(run?.outputs ?? {}).flatMap(([name, value]) => {
     const image = firstImage({ [name]: value })
@@ -268,6 +277,15 @@ function NodeInspector({
         </button>
         <button
           type="button"
+          className="small-button"
+          disabled={readOnly}
+          title={`Put it in a labelled frame (${shortcutHint('editor.group')})`}
+          onClick={groupSelection}
+        >
+          Group
+        </button>
+        <button
+          type="button"
           className="small-button danger"
           disabled={readOnly}
           onClick={deleteSelection}
@@ -288,6 +306,7 @@ function NodeInspector({
           ))}
         </div>
       ) : null}
+      {record.type_code === 'sub_flow' ? <SubFlowStates node={node} /> : null}
       <ProblemList problems={nodeLevel} />
       {(record.inputs ?? []).length > 0 ? <h3>Inputs</h3> : null}
       {(record.inputs ?? []).map((input) => (
@@ -522,7 +541,120 @@ function AddPort({
   )
 }
 
-/** The side panel: the selected node, several selected, or the flow itself. */
+/** A selected group: its label, its nodes, and the way out of it. */
+function GroupPanel({ group }: { group: NodeGroup }) {
+  const { readOnly, nodes, editDoc, select, ungroupSelection } = useAppStore(
+    useShallow((s) => ({
+      readOnly: s.editor?.readOnly ?? true,
+      nodes: s.doc?.nodes,
+      editDoc: s.editDoc,
+      select: s.select,
+      ungroupSelection: s.ungroupSelection,
+    })),
+  )
+  const labels = group.node_ids.map(
+    (id) => nodes?.find((node) => node.id === id)?.data.record.label ?? '',
+  )
+  return (
+    <section
+      className="inspector"
+      aria-label={`Group ${group.label}`}
+      data-testid="group-inspector"
+    >
+      <label className="inspector-field">
+        <span>Group label</span>
+        <input
+          type="text"
+          value={group.label}
+          disabled={readOnly}
+          onChange={(event) => {
+            const label = event.target.value
+            editDoc((doc) => renameGroup(doc, group.id, label), typing(`group-${group.id}`))
+          }}
+        />
+      </label>
+      <p className="muted">
+        {labels.length === 1 ? '1 node' : `${String(labels.length)} nodes`}: {labels.join(', ')}.
+        Drag the group by its label to move them together.
+      </p>
+      <div className="inspector-actions">
+        <button
+          type="button"
+          className="small-button"
+          onClick={() => {
+            select({ nodeIds: group.node_ids, edgeIds: [], groupIds: [] })
+          }}
+        >
+          Select its nodes
+        </button>
+        <button
+          type="button"
+          className="small-button"
+          disabled={readOnly}
+          title={`Remove the frame, keeping the nodes (${shortcutHint('editor.ungroup')})`}
+          onClick={ungroupSelection}
+        >
+          Ungroup
+        </button>
+      </div>
+    </section>
+  )
+}
+
+/** A sub-flow's own nodes, as they do in the run: loaded from the sub-flow for their labels. */
+function SubFlowStates({ node }: { node: CanvasNode }) {
+  const inner = useAppStore(useShallow((s) => Object.fromEntries(innerRuns(s.nodeRuns, node.id))))
+  const subFlowId = node.data.record.sub_flow_id ?? null
+  const [loaded, setLoaded] = useState<{ id: string; labels: Map<string, string> } | null>(null)
+  useEffect(() => {
+    const api = window.atelier
+    if (!api || subFlowId === null) return
+    let current = true
+    void api.flows.get({ id: subFlowId }).then((result) => {
+      if (!current || !result.ok) return
+      const nodes = Array.isArray(result.value.flow.nodes) ? result.value.flow.nodes : []
+      const labels = new Map<string, string>()
+      for (const item of nodes as { id?: unknown; label?: unknown }[]) {
+        if (typeof item.id === 'string') {
+          labels.set(item.id, typeof item.label === 'string' ? item.label : item.id)
+        }
+      }
+      setLoaded({ id: subFlowId, labels })
+    })
+    return () => {
+      current = false
+    }
+  }, [subFlowId])
+  const labels = loaded?.id === subFlowId ? loaded.labels : new Map<string, string>()
+  // The sub-flow's nodes in its own order, then any the run told of that it does not list.
+  const ids = [...labels.keys(), ...Object.keys(inner).filter((id) => !labels.has(id))]
+  if (ids.length === 0) return null
+  return (
+    <div className="sub-flow-states" data-testid="sub-flow-states">
+      <h3>Inside the sub-flow</h3>
+      <ul>
+        {ids.map((id) => {
+          const run = inner[id]
+          return (
+            <li key={id} data-testid={`inner-${labels.get(id) ?? id}`}>
+              <span className="sub-flow-node">{labels.get(id) ?? id}</span>
+              {run ? (
+                <span className={`state-badge ${run.state}`} data-state={run.state}>
+                  {NODE_STATE_WORDS[run.state]}
+                </span>
+              ) : (
+                <span className="muted">Not reached</span>
+              )}
+              {run?.error ? <p className="field-problem">{run.error.message}</p> : null}
+            </li>
+          )
+        })}
+      </ul>
+    </div>
+  )
+}
+
+/** The side panel: the selected node, several selected, a group, or the flow itself. */
 export function Inspector({
   onRunTo,
   onForce,
@@ -530,17 +662,22 @@ export function Inspector({
   onRunTo: (nodeId: string) => void
   onForce: (nodeId: string) => void
 }) {
-  const { doc, selection, readOnly, deleteSelection, copySelection } = useAppStore(
+  const { doc, selection, readOnly, deleteSelection, copySelection, groupSelection } = useAppStore(
     useShallow((s) => ({
       doc: s.doc,
       selection: s.selection,
       readOnly: s.editor?.readOnly ?? true,
       deleteSelection: s.deleteSelection,
       copySelection: s.copySelection,
+      groupSelection: s.groupSelection,
     })),
   )
   const selected = (doc?.nodes ?? []).filter((node) => selection.nodeIds.includes(node.id))
   const only = selected.length === 1 ? selected[0] : undefined
+  const group =
+    selected.length === 0 && selection.groupIds.length === 1 && doc
+      ? groupsOf(doc).find((candidate) => candidate.id === selection.groupIds[0])
+      : undefined
   return (
     <aside className="flow-inspector">
       {only ? (
@@ -554,6 +691,15 @@ export function Inspector({
             </button>
             <button
               type="button"
+              className="small-button"
+              disabled={readOnly}
+              title={`Group them in a labelled frame (${shortcutHint('editor.group')})`}
+              onClick={groupSelection}
+            >
+              Group
+            </button>
+            <button
+              type="button"
               className="small-button danger"
               disabled={readOnly}
               onClick={deleteSelection}
@@ -562,6 +708,8 @@ export function Inspector({
             </button>
           </div>
         </section>
+      ) : group ? (
+        <GroupPanel group={group} />
       ) : (
         <FlowPanel />
       )}

@@ -1,5 +1,6 @@
 import { listElement } from '../../../src-shared/domain/flow'
 import type { NodeRunState } from '../../../src-shared/domain/flow-run'
+import type { SubFlowProgress } from './document'
 
 /** Micro-credits as people read credits: "0.0205 credits", "free". */
 export function creditsWords(micro: number | null | undefined): string {
@@ -48,4 +49,14 @@ export function typeFamily(type: string): string {
     default:
       return 'other'
   }
+}
+
+/** "3/5 done · 1 failed · 1 running": a sub-flow node's inner nodes, in a line. */
+export function subFlowWords(progress: SubFlowProgress): string {
+  const parts = [
+    progress.total === null ? `${progress.done} done` : `${progress.done}/${progress.total} done`,
+  ]
+  if (progress.failed > 0) parts.push(`${progress.failed} failed`)
+  if (progress.running > 0) parts.push(`${progress.running} running`)
+  return parts.join(' · ')
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { SyncStatus } from '../../../src-shared/domain/sync'
 import { useAppStore } from '../store'
+import { matches } from './shortcuts'
 import { ago, collectionWords, inTime, progressWords } from './syncWords'
 
 /** The current time, renewed every `everyMs`, so "2 min ago" moves on by itself. */
@@ -98,9 +99,7 @@ export function SyncStatusArea() {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'F5' || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) {
-        return
-      }
+      if (!matches('sync', event)) return
       event.preventDefault()
       void requestSync()
     }

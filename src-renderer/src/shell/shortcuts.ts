@@ -93,6 +93,18 @@ export const SHORTCUTS = [
     keys: [{ key: 'Delete' }, { key: 'Backspace' }],
   },
   {
+    id: 'editor.group',
+    group: 'Flow editor',
+    label: 'Group the selected nodes in a labelled frame',
+    keys: [{ key: 'g', mod: true }],
+  },
+  {
+    id: 'editor.ungroup',
+    group: 'Flow editor',
+    label: 'Ungroup: remove the selected group’s frame, keeping its nodes',
+    keys: [{ key: 'g', mod: true, shift: true }],
+  },
+  {
     id: 'palette.move',
     group: 'Command palette',
     label: 'Move through the results',

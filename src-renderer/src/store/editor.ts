@@ -14,15 +14,19 @@ import {
   connect,
   copyNodes,
   disconnectInputs,
+  disconnectRetries,
   docToFlowFile,
   edgesOf,
   flowFileToDoc,
+  groupNodes,
+  groupsOfNodes,
   moveNodes,
   nodeFromPalette,
   pasteNodes,
   rebaseFlowFile,
   removeNodes,
   setFlowName,
+  ungroup,
   type CanvasNode,
   type ClipboardNodes,
   type EditorDoc,
@@ -54,6 +58,8 @@ export type SaveStatus = 'saved' | 'pending' | 'saving' | 'failed' | 'conflict'
 export interface EditorSelection {
   nodeIds: string[]
   edgeIds: string[]
+  /** Group frames (`NodeGroup.id`), selected on their own, not their nodes. */
+  groupIds: string[]
 }
 
 /** What undo and redo restore: the document, and nothing else (not the selection, not a run). */
@@ -89,7 +95,12 @@ export interface EditorSlice {
   connectPorts: (connection: Connection) => void
   addPaletteNode: (item: PaletteItem, position?: XYPosition) => void
   select: (selection: Partial<EditorSelection>) => void
+  /** Deletes the selected nodes and edges; a selected group loses its frame, not its nodes. */
   deleteSelection: () => void
+  /** Puts the selected nodes in a new group, as one undo step, and selects the group. */
+  groupSelection: () => void
+  /** Removes the selected groups, or else the groups of the selected nodes (their frames). */
+  ungroupSelection: () => void
   copySelection: () => void
   pasteClipboard: () => void
   layoutNodes: () => void
@@ -135,7 +146,7 @@ type HistoryStore = StoreApi<TemporalState<EditorHistory>>
 const historyOf = (store: StoreApi<AppState>): HistoryStore =>
   (store as unknown as { temporal: HistoryStore }).temporal
 
-const NO_SELECTION: EditorSelection = { nodeIds: [], edgeIds: [] }
+const NO_SELECTION: EditorSelection = { nodeIds: [], edgeIds: [], groupIds: [] }
 
 export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (set, get, store) => {
   const history = () => historyOf(store)
@@ -274,22 +285,29 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
     return doc && editor && !editor.readOnly ? doc : null
   }
 
-  const removeSelected = (nodeIds: ReadonlySet<string>, edgeIds: ReadonlySet<string>) => {
+  const removeSelected = (
+    nodeIds: ReadonlySet<string>,
+    edgeIds: ReadonlySet<string>,
+    groupIds: ReadonlySet<string> = new Set(),
+  ) => {
     const doc = editable()
-    if (!doc || (nodeIds.size === 0 && edgeIds.size === 0)) return
+    if (!doc || (nodeIds.size === 0 && edgeIds.size === 0 && groupIds.size === 0)) return
     get().editDoc((current) => {
-      const inputs = new Set(
-        edgesOf(current.nodes)
-          .filter((edge) => edgeIds.has(edge.id) && edge.targetHandle)
-          .map((edge) => edge.targetHandle ?? ''),
-      )
-      return removeNodes(disconnectInputs(current, inputs), nodeIds)
+      const feeds = new Set<string>()
+      const retries = new Set<string>()
+      for (const edge of edgesOf(current.nodes)) {
+        if (!edgeIds.has(edge.id) || !edge.targetHandle) continue
+        ;(edge.data?.retry ? retries : feeds).add(edge.targetHandle)
+      }
+      const unlinked = disconnectRetries(disconnectInputs(current, feeds), retries)
+      return removeNodes(ungroup(unlinked, groupIds), nodeIds)
     })
     const selection = get().selection
     set({
       selection: {
         nodeIds: selection.nodeIds.filter((id) => !nodeIds.has(id)),
         edgeIds: selection.edgeIds.filter((id) => !edgeIds.has(id)),
+        groupIds: selection.groupIds.filter((id) => !groupIds.has(id)),
       },
     })
   }
@@ -431,7 +449,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       const at = position ?? nextFreeSpot(doc.nodes)
       const node = nodeFromPalette(doc.nodes, item, at)
       get().editDoc((current) => addNodes(current, [node]))
-      set({ selection: { nodeIds: [node.id], edgeIds: [] } })
+      set({ selection: { nodeIds: [node.id], edgeIds: [], groupIds: [] } })
     },
 
     select: (selection) => {
@@ -439,8 +457,31 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
     },
 
     deleteSelection: () => {
-      const { nodeIds, edgeIds } = get().selection
-      removeSelected(new Set(nodeIds), new Set(edgeIds))
+      const { nodeIds, edgeIds, groupIds } = get().selection
+      removeSelected(new Set(nodeIds), new Set(edgeIds), new Set(groupIds))
+    },
+
+    groupSelection: () => {
+      const doc = editable()
+      if (!doc) return
+      const { doc: grouped, groupId } = groupNodes(doc, get().selection.nodeIds)
+      if (groupId === null) return
+      get().editDoc(() => grouped)
+      // Selected, so that the inspector offers to rename it and Ctrl+Shift+G undoes it.
+      set({ selection: { nodeIds: [], edgeIds: [], groupIds: [groupId] } })
+    },
+
+    ungroupSelection: () => {
+      const doc = editable()
+      if (!doc) return
+      const { nodeIds, groupIds } = get().selection
+      const chosen =
+        groupIds.length > 0
+          ? new Set(groupIds)
+          : new Set(groupsOfNodes(doc, new Set(nodeIds)).map((group) => group.id))
+      if (chosen.size === 0) return
+      get().editDoc((current) => ungroup(current, chosen))
+      set({ selection: { ...get().selection, groupIds: [] } })
     },
 
     copySelection: () => {
@@ -461,7 +502,7 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       })
       // A second paste lands further on, not on top of the first.
       set({
-        selection: { nodeIds: pasted, edgeIds: [] },
+        selection: { nodeIds: pasted, edgeIds: [], groupIds: [] },
         clipboard: {
           nodes: clipboard.nodes.map((node) => ({
             ...node,

@@ -4,7 +4,9 @@ import {
   applyNodeEvent,
   applyRunEvent,
   docToFlowFile,
+  placeRefusal,
   type NodeRunView,
+  type RefusalIssue,
   type RunView,
 } from '../flows/document'
 import { errorText } from '../shell/errorWords'
@@ -29,6 +31,8 @@ export interface EditorRunSlice {
   run: RunView | null
   /** Why the run could not start or be canceled, in plain words. */
   runProblem: string | null
+  /** The problems a refused run came back with, placed on their nodes where they name one. */
+  runIssues: RefusalIssue[]
   /** Each node's live state in the run, by node id. */
   nodeRuns: Record<string, NodeRunView>
   startRun: (options?: RunOptions) => Promise<boolean>
@@ -77,6 +81,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
     runPhase: 'idle',
     run: null,
     runProblem: null,
+    runIssues: [],
     nodeRuns: {},
 
     startRun: async (options = {}) => {
@@ -93,7 +98,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
       currentRunId = null
       early.clear()
       earlyCount = 0
-      set({ runPhase: 'starting', run: null, nodeRuns: {}, runProblem: null })
+      set({ runPhase: 'starting', run: null, nodeRuns: {}, runProblem: null, runIssues: [] })
       const result = await api.flowRuns.start({
         flow: docToFlowFile(doc),
         inputs: options.inputs ?? {},
@@ -101,7 +106,16 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
         ...(options.only ? { only: options.only } : {}),
       })
       if (!result.ok) {
-        set({ runPhase: 'idle', runProblem: errorText(result.error) })
+        set({
+          runPhase: 'idle',
+          runProblem: errorText(result.error),
+          runIssues: placeRefusal(
+            result.error.issues ?? [],
+            doc,
+            get().check?.problems ?? [],
+            options.only === undefined,
+          ),
+        })
         return false
       }
       const { flowRunId } = result.value
@@ -142,7 +156,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
       currentRunId = null
       early.clear()
       earlyCount = 0
-      set({ runPhase: 'idle', run: null, runProblem: null, nodeRuns: {} })
+      set({ runPhase: 'idle', run: null, runProblem: null, runIssues: [], nodeRuns: {} })
     },
   }
 }

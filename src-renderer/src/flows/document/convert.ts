@@ -130,9 +130,18 @@ export function outputIndex(
 /** The edge id of the connection into an input: one source per input, so the input names it. */
 export const edgeId = (inputId: string) => `edge-${inputId}`
 
+/** The id of a retry edge into an input: an input has one at most, beside its own feed. */
+export const retryEdgeId = (inputId: string) => `retry-${inputId}`
+
+/** Words on a retry edge, on the canvas and in its name. */
+export const RETRY_LABEL = 'retry'
+
 /**
  * The canvas edges: one per input whose `source_output_id` names an output on the canvas. An
  * input naming an output that is not there draws nothing; the check reports it as dangling.
+ * A quality gate's retry edge (`retry_source_output_id`: what the input takes when the gate
+ * sends the loop around again) is drawn too, marked `retry`; it runs backwards, against the
+ * flow of data, by its nature.
  */
 export function edgesOf(nodes: readonly CanvasNode[]): CanvasEdge[] {
   const outputs = outputIndex(nodes)
@@ -140,15 +149,31 @@ export function edgesOf(nodes: readonly CanvasNode[]): CanvasEdge[] {
   for (const node of nodes) {
     for (const input of node.data.record.inputs ?? []) {
       const source = input.source_output_id ? outputs.get(input.source_output_id) : undefined
-      if (!source || !input.source_output_id) continue
-      edges.push({
-        id: edgeId(input.id),
-        source: source.nodeId,
-        sourceHandle: input.source_output_id,
-        target: node.id,
-        targetHandle: input.id,
-        data: { variableType: source.variableType },
-      })
+      if (source && input.source_output_id) {
+        edges.push({
+          id: edgeId(input.id),
+          source: source.nodeId,
+          sourceHandle: input.source_output_id,
+          target: node.id,
+          targetHandle: input.id,
+          data: { variableType: source.variableType },
+        })
+      }
+      const retry = input.retry_source_output_id
+        ? outputs.get(input.retry_source_output_id)
+        : undefined
+      if (retry && input.retry_source_output_id) {
+        edges.push({
+          id: retryEdgeId(input.id),
+          source: retry.nodeId,
+          sourceHandle: input.retry_source_output_id,
+          target: node.id,
+          targetHandle: input.id,
+          type: 'retry',
+          label: RETRY_LABEL,
+          data: { variableType: retry.variableType, retry: true },
+        })
+      }
     }
   }
   return edges

@@ -2,6 +2,7 @@ import type { XYPosition } from '@xyflow/react'
 import type { PaletteItem, PalettePort } from '../../../../src-shared/domain/flow-editor'
 import { NODE_TARGET_FIELD, typeConnection } from '../../../../src-shared/domain/flow'
 import { canvasNode, DEFAULT_NODE_WIDTH, outputIndex } from './convert'
+import { forgetGroupMembers } from './groups'
 import type {
   CanvasNode,
   EditorDoc,
@@ -187,6 +188,31 @@ export function disconnectInputs(doc: EditorDoc, inputIds: ReadonlySet<string>):
   }
 }
 
+/** Removes the retry edges into these inputs (by input id): the inputs keep their own feed. */
+export function disconnectRetries(doc: EditorDoc, inputIds: ReadonlySet<string>): EditorDoc {
+  if (inputIds.size === 0) return doc
+  return {
+    ...doc,
+    nodes: doc.nodes.map((node) => {
+      const inputs = node.data.record.inputs
+      if (!inputs?.some((input) => inputIds.has(input.id) && input.retry_source_output_id)) {
+        return node
+      }
+      return {
+        ...node,
+        data: {
+          record: {
+            ...node.data.record,
+            inputs: inputs.map((input) =>
+              inputIds.has(input.id) ? { ...input, retry_source_output_id: null } : input,
+            ),
+          },
+        },
+      }
+    }),
+  }
+}
+
 // ---- Nodes
 
 /** `base`, or `base 2`, `base 3`…: labels name nodes on the canvas and in tests. */
@@ -266,6 +292,10 @@ export function addNodes(doc: EditorDoc, nodes: readonly CanvasNode[]): EditorDo
  */
 export function removeNodes(doc: EditorDoc, nodeIds: ReadonlySet<string>): EditorDoc {
   if (!doc.nodes.some((node) => nodeIds.has(node.id))) return doc
+  return removeFromCanvas(forgetGroupMembers(doc, nodeIds), nodeIds)
+}
+
+function removeFromCanvas(doc: EditorDoc, nodeIds: ReadonlySet<string>): EditorDoc {
   const gone = new Set(
     doc.nodes
       .filter((node) => nodeIds.has(node.id))

@@ -27,6 +27,8 @@ export {
   nodeRecord,
   outputIndex,
   readFlowFile,
+  RETRY_LABEL,
+  retryEdgeId,
 } from './convert'
 export {
   addFlowInput,
@@ -34,6 +36,7 @@ export {
   addNodes,
   connect,
   disconnectInputs,
+  disconnectRetries,
   feedOf,
   judgeConnection,
   mapInputToFlowInput,
@@ -59,17 +62,40 @@ export {
   type NewId,
   type PortConnection,
 } from './edits'
+export {
+  FRAME_HEADER,
+  FRAME_PADDING,
+  frameBox,
+  GROUPS_KEY,
+  groupNodes,
+  groupsOf,
+  groupsOfNodes,
+  renameGroup,
+  ungroup,
+  type FrameBox,
+  type NodeGroup,
+} from './groups'
 export { copyNodes, PASTE_OFFSET, pasteNodes, type ClipboardNodes } from './clipboard'
 export { autoLayout, type Size } from './layout'
-export { EMPTY_PROBLEMS, indexProblems, inputKey, type ProblemIndex } from './problems'
+export {
+  EMPTY_PROBLEMS,
+  indexProblems,
+  inputKey,
+  placeRefusal,
+  type ProblemIndex,
+  type RefusalIssue,
+} from './problems'
 export {
   applyNodeEvent,
   applyRunEvent,
   firstImage,
+  innerRuns,
   isEnded,
   isMediaRef,
   type MediaRef,
   type NodeRunView,
   type RunView,
+  subFlowProgress,
+  type SubFlowProgress,
 } from './runs'
 export { rebaseFlowFile } from './rebase'

@@ -25,7 +25,10 @@ export function autoLayout(
   const size = (node: CanvasNode): Size =>
     sizes[node.id] ?? { width: node.width ?? 220, height: UNMEASURED_HEIGHT }
   for (const node of nodes) graph.setNode(node.id, size(node))
-  for (const edge of edgesOf(nodes)) graph.setEdge(edge.source, edge.target)
+  // Retry edges run backwards by their nature: laid out, they would turn the flow around.
+  for (const edge of edgesOf(nodes)) {
+    if (!edge.data?.retry) graph.setEdge(edge.source, edge.target)
+  }
   dagre.layout(graph)
   const positions = new Map<string, XYPosition>()
   for (const node of nodes) {

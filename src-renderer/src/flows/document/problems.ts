@@ -81,3 +81,49 @@ export function indexProblems(problems: readonly FlowProblem[], doc: EditorDoc):
   }
   return { byNode, byInput, byFlowInput, byFlowOutput, flow, count: problems.length }
 }
+
+/** One reason a run was refused, placed on the node (and input) it is about when it names one. */
+export interface RefusalIssue {
+  message: string
+  nodeId: string | null
+  nodeLabel: string | null
+  /** The input as the node shows it (display name, else name). */
+  inputLabel: string | null
+}
+
+/**
+ * Places the problems a refused run came back with (`FLOW_INVALID`'s issues: a path into the
+ * flow file the run was given, and a message). The check found the same problems with the
+ * same words and knew their nodes: an issue whose message a check problem has takes its place.
+ * Otherwise its path is read (`nodes.2.inputs.0…`), but only when the run was given the whole
+ * flow: "run to here" cuts the flow down, and its paths count the nodes that were kept.
+ */
+export function placeRefusal(
+  issues: readonly { path: string; message: string }[],
+  doc: EditorDoc,
+  checked: readonly FlowProblem[],
+  wholeFlow: boolean,
+): RefusalIssue[] {
+  const byId = new Map(doc.nodes.map((node) => [node.id, node]))
+  return issues.map((issue) => {
+    const known = checked.find((problem) => problem.message === issue.message)
+    let node = known?.nodeId !== undefined ? byId.get(known.nodeId) : undefined
+    let inputName = known?.inputName
+    if (!known && wholeFlow) {
+      const [root, index, field, inputIndex] = issue.path.split('.')
+      if (root === 'nodes' && index !== undefined && /^\d+$/.test(index)) {
+        node = doc.nodes[Number(index)]
+        if (field === 'inputs' && inputIndex !== undefined && /^\d+$/.test(inputIndex)) {
+          inputName = node?.data.record.inputs?.[Number(inputIndex)]?.name
+        }
+      }
+    }
+    const input = node?.data.record.inputs?.find((candidate) => candidate.name === inputName)
+    return {
+      message: issue.message,
+      nodeId: node?.id ?? null,
+      nodeLabel: node ? node.data.record.label || 'Untitled node' : null,
+      inputLabel: input ? (input.display_name ?? input.name) : null,
+    }
+  })
+}

@@ -169,3 +169,45 @@ export function firstImage(outputs: Record<string, unknown> | null): MediaRef | 
   }
   return null
 }
+
+/**
+ * The run views of a sub-flow node's own inner nodes (the executor names them
+ * `<sub-flow node id>/<inner node id>`; deeper ones belong to the inner sub-flows), by inner id.
+ */
+export function innerRuns(
+  views: Readonly<Record<string, NodeRunView>>,
+  nodeId: string,
+): Map<string, NodeRunView> {
+  const prefix = `${nodeId}/`
+  const inner = new Map<string, NodeRunView>()
+  for (const [id, view] of Object.entries(views)) {
+    if (!id.startsWith(prefix)) continue
+    const rest = id.slice(prefix.length)
+    if (!rest.includes('/')) inner.set(rest, view)
+  }
+  return inner
+}
+
+/** How a sub-flow's nodes do in the run, counted. */
+export interface SubFlowProgress {
+  done: number
+  failed: number
+  running: number
+  /** The sub-flow's node count when known (the flow list has it), else null. */
+  total: number | null
+}
+
+export function subFlowProgress(
+  inner: ReadonlyMap<string, NodeRunView>,
+  total: number | null,
+): SubFlowProgress {
+  let done = 0
+  let failed = 0
+  let running = 0
+  for (const view of inner.values()) {
+    if (view.state === 'succeeded' || view.state === 'cached') done++
+    else if (view.state === 'failed') failed++
+    else if (view.state === 'running') running++
+  }
+  return { done, failed, running, total }
+}

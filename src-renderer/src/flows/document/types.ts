@@ -50,7 +50,11 @@ export type CanvasNodeData = { record: FileNode }
 export type CanvasNode = Node<CanvasNodeData, 'flowNode'>
 
 /** An edge drawn from an output to an input; handles are the ports' ids. */
-export type CanvasEdgeData = { variableType: string }
+export type CanvasEdgeData = {
+  variableType: string
+  /** A quality gate's retry edge (`retry_source_output_id`), not the input's feed. */
+  retry?: boolean
+}
 
 export type CanvasEdge = Edge<CanvasEdgeData>
 
