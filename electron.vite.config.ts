@@ -6,7 +6,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(import.meta.dirname, 'src-main/index.ts') } },
+      rollupOptions: {
+        input: {
+          index: resolve(import.meta.dirname, 'src-main/index.ts'),
+          // The sync's page writer runs in a worker thread, found beside the main bundle.
+          'sync-page-writer': resolve(import.meta.dirname, 'src-main/sync/writer/thread.ts'),
+        },
+      },
     },
   },
   preload: {

@@ -1,4 +1,5 @@
 import { existsSync, renameSync } from 'node:fs'
+import { basename } from 'node:path'
 import Database from 'better-sqlite3'
 import { DbError } from './errors'
 
@@ -36,6 +37,7 @@ export function openConnection(file: string, synchronous: Synchronous): Database
     }
     db.pragma(`synchronous = ${synchronous}`)
     db.pragma('foreign_keys = ON')
+    if (observer !== null) observe(db, file)
     return db
   } catch (error) {
     db.close()
@@ -125,4 +127,126 @@ export function withoutFlush<T>(db: Database.Database, write: () => T): T {
   } finally {
     db.pragma('synchronous = FULL')
   }
+}
+
+/** One transaction that held the thread, as `observeTransactions` reports it. */
+export interface TransactionTiming {
+  /** The database file's name: `mirror.sqlite`, `ledger.sqlite`. */
+  file: string
+  /**
+   * For a transaction function, where it was made: the first caller outside this file and
+   * `Store.transaction`, as "Type.function (path under src-main)". For a statement run outside any
+   * transaction (SQLite wraps it in one of its own), its SQL, shortened.
+   */
+  label: string
+  kind: 'transaction' | 'statement'
+  /** Wall time on the calling thread, in milliseconds. */
+  ms: number
+}
+
+export type TransactionObserver = (timing: TransactionTiming) => void
+
+let observer: TransactionObserver | null = null
+
+/**
+ * For benchmarks: reports every outermost transaction of the connections opened from now on,
+ * with how long it blocked the thread, to `next` (which must not throw); null stops the reports.
+ * A connection opened while no observer is set is left exactly as better-sqlite3 made it, so
+ * the app pays nothing. Counted: transaction functions (timed whole, BEGIN to COMMIT, when not
+ * nested in another) and statements' run/get/all outside a transaction. Not counted: `pragma`,
+ * `exec` and `iterate`, which nothing on the hot paths uses. Per thread: a worker's connections
+ * report to the observer set in that worker.
+ */
+export function observeTransactions(next: TransactionObserver | null): void {
+  observer = next
+}
+
+type Call = (this: unknown, ...args: unknown[]) => unknown
+type TransactionFunction = Call & Record<'default' | 'deferred' | 'immediate' | 'exclusive', Call>
+
+function observe(db: Database.Database, file: string): void {
+  const name = basename(file)
+  const timed = (call: Call, label: string, kind: TransactionTiming['kind']): Call =>
+    function (this: unknown, ...args: unknown[]): unknown {
+      // Nested work is part of the transaction around it, which is what holds the thread.
+      if (db.inTransaction) return call.apply(this, args)
+      const started = performance.now()
+      try {
+        return call.apply(this, args)
+      } finally {
+        observer?.({ file: name, label, kind, ms: performance.now() - started })
+      }
+    }
+
+  const transaction = db.transaction.bind(db) as (fn: Call) => TransactionFunction
+  Object.defineProperty(db, 'transaction', {
+    value: (fn: Call): TransactionFunction => {
+      const made = transaction(fn)
+      const label = madeAt()
+      // Same shape as better-sqlite3's: each variant carries all four and the database.
+      const variants = {
+        default: timed(made.default, label, 'transaction'),
+        deferred: timed(made.deferred, label, 'transaction'),
+        immediate: timed(made.immediate, label, 'transaction'),
+        exclusive: timed(made.exclusive, label, 'transaction'),
+      }
+      const properties: PropertyDescriptorMap = {
+        default: { value: variants.default },
+        deferred: { value: variants.deferred },
+        immediate: { value: variants.immediate },
+        exclusive: { value: variants.exclusive },
+        database: { value: db, enumerable: true },
+      }
+      for (const variant of Object.values(variants)) Object.defineProperties(variant, properties)
+      return variants.default as TransactionFunction
+    },
+  })
+
+  const prepare = db.prepare.bind(db) as (source: string) => Database.Statement
+  Object.defineProperty(db, 'prepare', {
+    value: (source: string): Database.Statement => {
+      const statement = prepare(source)
+      const label = source.replace(/\s+/g, ' ').trim().slice(0, 80)
+      for (const method of ['run', 'get', 'all'] as const) {
+        const call: Call = Reflect.get(statement, method)
+        Object.defineProperty(statement, method, { value: timed(call, label, 'statement') })
+      }
+      return statement
+    },
+  })
+}
+
+/** Where a transaction function is being made, skipping this file and `Store.transaction`. */
+function madeAt(): string {
+  const saved = Reflect.get(Error, 'prepareStackTrace') as unknown
+  const holder: { stack?: unknown } = {}
+  let frames: unknown
+  // The structured frames, not the text: formatting a stack costs far more than taking it. V8
+  // builds `stack` on first read, so it is read before the usual formatter is put back.
+  Error.prepareStackTrace = (_error, callSites) => callSites
+  try {
+    Error.captureStackTrace(holder, madeAt)
+    frames = holder.stack
+  } finally {
+    Reflect.set(Error, 'prepareStackTrace', saved)
+  }
+  if (!Array.isArray(frames)) return '(unknown)'
+  const pathOf = (frame: NodeJS.CallSite) => (frame.getFileName() ?? '').replace(/\\/g, '/')
+  const callers = (frames as NodeJS.CallSite[]).filter((frame) => {
+    const path = pathOf(frame)
+    // `Store.transaction` makes one for its caller, who is the one worth naming.
+    const helper =
+      /\/db\/stores\.[cm]?[jt]s$/.test(path) && frame.getFunctionName() === 'transaction'
+    return !helper && !/\/db\/connection\.[cm]?[jt]s$/.test(path)
+  })
+  const [site] = callers
+  if (site === undefined) return '(unknown)'
+  const path = pathOf(site)
+  // A callback (`mirror.transaction(() => …)`) is named by the function of its file around it.
+  const named = callers.find((frame) => pathOf(frame) === path && frame.getFunctionName()) ?? site
+  const at = path.includes('src-main/') ? path.slice(path.lastIndexOf('src-main/') + 9) : path
+  const fn = named.getFunctionName() ?? '(anonymous)'
+  const type = named.getTypeName()
+  const owner = named.isConstructor() ? 'new ' : type ? `${type}.` : ''
+  return `${owner}${fn} (${at})`
 }

@@ -8,7 +8,7 @@ import type {
   Workflow,
   components,
 } from '../../src-shared/api'
-import type { Mirror } from '../db'
+import type { Mirror, SyncCursorUpdate } from '../db'
 
 type Asset = components['schemas']['Asset']
 type Model = components['schemas']['Model']
@@ -142,6 +142,35 @@ export const INCREMENTAL: Record<IncrementalCollection, Incremental<never>> = {
     }),
     table: null,
   } satisfies Incremental<Tombstone>,
+}
+
+/** One page of an incremental collection, as the engine hands it to be written. */
+export interface IncrementalPage {
+  collection: IncrementalCollection
+  /** The records after the cursor, in the service's order. */
+  items: readonly unknown[]
+  orgId: string
+  /** Where the cursor stands once the page is in. */
+  cursor: SyncCursorUpdate
+}
+
+/**
+ * Writes a page and moves its cursor, in one transaction: a stop at any point resumes after
+ * the last page that committed. The same function runs on the main thread and in the page
+ * writer's thread (`writer/`), over the same repositories.
+ */
+export function writeIncrementalPage(
+  mirror: Mirror,
+  page: IncrementalPage,
+): { written: number; removed: number } {
+  return mirror.transaction(() => {
+    const counts =
+      page.items.length > 0
+        ? INCREMENTAL[page.collection].write(mirror, page.items as never[], page.orgId)
+        : { written: 0, removed: 0 }
+    mirror.syncCursors.set(page.cursor)
+    return counts
+  })
 }
 
 /**

@@ -6,13 +6,16 @@ import {
   INCREMENTAL,
   SOLUTIONS,
   SYNC_COLLECTIONS,
+  writeIncrementalPage,
   type Incremental,
   type IncrementalCollection,
+  type IncrementalPage,
   type Keyed,
   type SyncCollection,
 } from './collections'
 import { eachBounded, fetchRunDetails, isRunGone, type RunDetailsReport } from './details'
 import { listPages, prefetched, type ListPage, type Query } from './pages'
+import { startPageWriter, type PageCounts, type PageWriter, type PageWrites } from './writer'
 
 export { SYNC_COLLECTIONS, type SyncCollection } from './collections'
 
@@ -21,6 +24,8 @@ export const PAGE_LIMIT = 500
 export const DETAILS_LIMIT = 200
 /** How many runs have their details fetched at the same time. */
 export const DETAILS_CONCURRENCY = 4
+/** A page this big starts the page writer's thread: smaller syncs are not worth one. */
+export const WORKER_PAGE_MIN = 100
 
 export type SyncPhase = 'start' | 'page' | 'done'
 
@@ -77,6 +82,14 @@ export interface SyncEngineOptions {
   detailsLimit?: number
   /** Runs whose details are fetched at the same time (default 4). */
   detailsConcurrency?: number
+  /**
+   * Where the collections' pages are written: `worker` (the default) starts the page writer's
+   * thread (`writer/`) at the first page of WORKER_PAGE_MIN records or more, so a big sync does
+   * not hold the main thread; `main-thread` writes them here.
+   */
+  pageWrites?: PageWrites
+  /** Told where the pages went once the writer is started (a fallback says why). */
+  onPageWriter?: (writer: Pick<PageWriter, 'where' | 'fallback'>) => void
 }
 
 class Stop extends Error {
@@ -116,6 +129,10 @@ export class SyncEngine {
   /** The newest runs written by this engine's runs pass, oldest first, at most detailsLimit. */
   private changedRuns: string[] = []
   private readonly counts = new Map<string, () => number>()
+  private readonly pageWrites: PageWrites
+  private readonly onPageWriter: SyncEngineOptions['onPageWriter']
+  /** The sync's page writer, once a page called for it; closed when the sync ends. */
+  private writer: Promise<PageWriter> | null = null
 
   constructor(options: SyncEngineOptions) {
     this.client = options.client
@@ -129,6 +146,8 @@ export class SyncEngine {
       1,
       Math.floor(options.detailsConcurrency ?? DETAILS_CONCURRENCY),
     )
+    this.pageWrites = options.pageWrites ?? 'worker'
+    this.onPageWriter = options.onPageWriter
   }
 
   /** Every collection (or the ones named), in dependency order; stops at the first failure. */
@@ -139,22 +158,26 @@ export class SyncEngine {
     const wanted = new Set(options.collections ?? SYNC_COLLECTIONS)
     const reports: CollectionReport[] = []
     this.changedRuns = []
-    for (const name of SYNC_COLLECTIONS) {
-      if (!wanted.has(name)) continue
-      const report = emptyReport(name)
-      reports.push(report)
-      try {
-        await this.run(name, report, options.signal)
-      } catch (error) {
-        const stop = toStop(error, options.signal)
-        return {
-          state: stop.state,
-          message: stop.message,
-          ...(stop.code === undefined ? {} : { code: stop.code }),
-          collections: reports,
-          elapsedMs: this.clock() - started,
+    try {
+      for (const name of SYNC_COLLECTIONS) {
+        if (!wanted.has(name)) continue
+        const report = emptyReport(name)
+        reports.push(report)
+        try {
+          await this.run(name, report, options.signal)
+        } catch (error) {
+          const stop = toStop(error, options.signal)
+          return {
+            state: stop.state,
+            message: stop.message,
+            ...(stop.code === undefined ? {} : { code: stop.code }),
+            collections: reports,
+            elapsedMs: this.clock() - started,
+          }
         }
       }
+    } finally {
+      await this.closeWriter()
     }
     return { state: 'ok', collections: reports, elapsedMs: this.clock() - started }
   }
@@ -162,7 +185,11 @@ export class SyncEngine {
   /** One collection; throws a ServiceError (or an abort) as it comes. */
   async syncCollection(name: SyncCollection, signal?: AbortSignal): Promise<CollectionReport> {
     const report = emptyReport(name)
-    await this.run(name, report, signal)
+    try {
+      await this.run(name, report, signal)
+    } finally {
+      await this.closeWriter()
+    }
     return report
   }
 
@@ -240,18 +267,16 @@ export class SyncEngine {
       const last =
         lastKey !== null && (cursor === null || compareKeys(lastKey, cursor) > 0) ? lastKey : cursor
       const finished = page.next === null
-      const { written, removed } = this.mirror.transaction(() => {
-        const counts =
-          fresh.length > 0
-            ? spec.write(this.mirror, fresh as never[], this.orgId)
-            : { written: 0, removed: 0 }
-        this.mirror.syncCursors.set({
+      const { written, removed } = await this.writePage({
+        collection: name,
+        items: fresh,
+        orgId: this.orgId,
+        cursor: {
           ...key,
           updatedAt: last?.at ?? null,
           id: last?.id ?? null,
           fullSync: finished && stored?.lastFullSyncMs == null,
-        })
-        return counts
+        },
       })
       cursor = last
       if (name === 'runs') this.noteChangedRuns(fresh)
@@ -262,6 +287,33 @@ export class SyncEngine {
       running.done = running.before + report.fetched
       this.emit(running, 'page')
     }
+  }
+
+  /**
+   * A page and its cursor, by the page writer once one is running or a page is big enough to
+   * start it, else here; either way in one transaction, before the next page is asked for.
+   */
+  private async writePage(page: IncrementalPage): Promise<PageCounts> {
+    if (this.writer === null) {
+      if (this.pageWrites === 'main-thread' || page.items.length < WORKER_PAGE_MIN) {
+        return writeIncrementalPage(this.mirror, page)
+      }
+      this.writer = startPageWriter(this.mirror).then((writer) => {
+        this.onPageWriter?.({
+          where: writer.where,
+          ...(writer.fallback === undefined ? {} : { fallback: writer.fallback }),
+        })
+        return writer
+      })
+    }
+    const writer = await this.writer
+    return writer.write(page, this.clock())
+  }
+
+  private async closeWriter(): Promise<void> {
+    const writer = this.writer
+    this.writer = null
+    if (writer !== null) await (await writer).close()
   }
 
   /** Whole-replace collections are fetched whole first: replacing half would drop live records. */
