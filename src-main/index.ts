@@ -1,5 +1,5 @@
 // Electron lifecycle and wiring only: every service lives in its own folder and runs under Node in tests.
-import { app, BrowserWindow, shell } from 'electron'
+import { app, BrowserWindow, dialog, shell } from 'electron'
 import { appUrl, createMainWindow } from './app/window'
 import { isSafeExternalUrl } from './app/policy'
 import { createHandlers } from './ipc'
@@ -53,6 +53,17 @@ if (!app.requestSingleInstanceLock()) {
         },
         core: () => host.core(),
         settings,
+        chooseFolder: async () => {
+          const [window] = BrowserWindow.getAllWindows()
+          const options: Electron.OpenDialogOptions = {
+            title: 'Choose a folder to upload',
+            properties: ['openDirectory'],
+          }
+          const chosen = window
+            ? await dialog.showOpenDialog(window, options)
+            : await dialog.showOpenDialog(options)
+          return chosen.canceled ? null : (chosen.filePaths[0] ?? null)
+        },
       }),
       appUrl(),
     )
