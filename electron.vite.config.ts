@@ -9,6 +9,8 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve(import.meta.dirname, 'src-main/index.ts'),
+          // The app's services run in a worker thread of their own, found beside the main bundle.
+          'services-thread': resolve(import.meta.dirname, 'src-main/services-thread/thread.ts'),
           // The sync's page writer runs in a worker thread, found beside the main bundle.
           'sync-page-writer': resolve(import.meta.dirname, 'src-main/sync/writer/thread.ts'),
         },

@@ -1,11 +1,12 @@
-// Electron lifecycle and wiring only: every service lives in its own folder and runs under Node in tests.
+// Electron lifecycle and wiring only: every service lives in its own folder and runs under Node in
+// tests. The services themselves run in a thread of their own (src-main/services-thread), so this
+// thread, which draws nothing but passes every window call along, never stutters.
 import { app, BrowserWindow, dialog, shell } from 'electron'
 import { appUrl, createMainWindow } from './app/window'
 import { isSafeExternalUrl } from './app/policy'
-import { createHandlers } from './ipc'
 import { pushEvent, registerIpc } from './ipc/electron'
 import { openLogger, resolveLogLevel } from './log'
-import { CoreHost, createSettingsService } from './settings'
+import { startServices, type AppServices } from './services-thread'
 
 if (!app.requestSingleInstanceLock()) {
   app.quit()
@@ -22,54 +23,49 @@ if (!app.requestSingleInstanceLock()) {
   const { level, problem } = resolveLogLevel(undefined)
   const logger = openLogger({ home, level, bindings: { process: 'app' } })
   if (problem) logger.warn(problem)
-  // The host owns the backend and the core: switching profile in Settings reopens the core.
-  // A current profile that cannot be used falls back to the sandbox, with a notice.
-  const host = new CoreHost({ home, logger, fallbackToSandbox: true })
-  const settings = createSettingsService({ host, logger })
+  let services: AppServices | null = null
 
-  const showWindow = () => {
+  const showWindow = (opened: AppServices) => {
     const window = createMainWindow()
-    const unsubscribe = host.onEvent((event, payload) => {
+    const unsubscribe = opened.onEvent((event, payload) => {
       if (!window.isDestroyed()) pushEvent(window, event, payload)
     })
     // Notices raised before the page could listen (a mirror rebuilt at start) are told again.
     window.webContents.on('did-finish-load', () => {
-      for (const notice of host.notices) pushEvent(window, 'app.notice', notice)
+      for (const notice of opened.notices) pushEvent(window, 'app.notice', notice)
     })
     window.on('closed', unsubscribe)
   }
 
   void app.whenReady().then(async () => {
-    // Never throws with the fallback: what failed is told through `core()` and the notices.
-    await host.open().catch((error: unknown) => {
-      logger.error('the local service or data could not start', { err: error })
+    // The host inside falls back to the sandbox (with a notice) when the current profile
+    // cannot be used, so this only fails when the services cannot open at all.
+    const opened = await startServices({
+      home,
+      logLevel: level,
+      fallbackToSandbox: true,
+      openExternal: async (url) => {
+        if (isSafeExternalUrl(url)) await shell.openExternal(url)
+      },
+      chooseFolder: async () => {
+        const [window] = BrowserWindow.getAllWindows()
+        const options: Electron.OpenDialogOptions = {
+          title: 'Choose a folder to upload',
+          properties: ['openDirectory'],
+        }
+        const chosen = window
+          ? await dialog.showOpenDialog(window, options)
+          : await dialog.showOpenDialog(options)
+        return chosen.canceled ? null : (chosen.filePaths[0] ?? null)
+      },
     })
-    registerIpc(
-      createHandlers({
-        platform: process.platform,
-        backend: () => host.backend()?.info ?? null,
-        openExternal: async (url) => {
-          if (isSafeExternalUrl(url)) await shell.openExternal(url)
-        },
-        core: () => host.core(),
-        settings,
-        chooseFolder: async () => {
-          const [window] = BrowserWindow.getAllWindows()
-          const options: Electron.OpenDialogOptions = {
-            title: 'Choose a folder to upload',
-            properties: ['openDirectory'],
-          }
-          const chosen = window
-            ? await dialog.showOpenDialog(window, options)
-            : await dialog.showOpenDialog(options)
-          return chosen.canceled ? null : (chosen.filePaths[0] ?? null)
-        },
-      }),
-      appUrl(),
-    )
-    showWindow()
+    if (opened.fallback)
+      logger.warn('the services run on the main thread', { why: opened.fallback })
+    services = opened
+    registerIpc(opened.dispatch, appUrl())
+    showWindow(opened)
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) showWindow()
+      if (BrowserWindow.getAllWindows().length === 0) showWindow(opened)
     })
   })
 
@@ -83,7 +79,7 @@ if (!app.requestSingleInstanceLock()) {
     if (stopped) return
     event.preventDefault()
     void (async () => {
-      await host.close().catch(() => undefined)
+      await services?.close().catch(() => undefined)
       logger.close()
       stopped = true
       app.quit()

@@ -1,10 +1,26 @@
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron'
-import { IPC_CHANNELS, IPC_EVENT_PREFIX, ipcFail, type IpcEvents } from '../../src-shared/ipc'
+import {
+  IPC_CHANNELS,
+  IPC_EVENT_PREFIX,
+  ipcFail,
+  type IpcEvents,
+  type IpcResult,
+} from '../../src-shared/ipc'
 import { isTrustedSender } from '../app/policy'
-import { dispatchIpc, type IpcHandlers } from './dispatch'
+import type { IpcCallContext } from './dispatch'
 
-/** The Electron transport: every channel of the contract goes through `dispatchIpc`. */
-export function registerIpc(handlers: IpcHandlers, appUrl: string): void {
+/** Runs one call of the contract: `dispatchIpc` over the handlers, wherever they run. */
+export type IpcDispatch = (
+  channel: string,
+  args: unknown,
+  context: IpcCallContext,
+) => Promise<IpcResult<unknown>>
+
+/**
+ * The Electron transport: every channel of the contract, from the app's own main frame only,
+ * goes to `dispatch` (the services thread's `dispatchIpc`, see src-main/services-thread).
+ */
+export function registerIpc(dispatch: IpcDispatch, appUrl: string): void {
   for (const channel of IPC_CHANNELS) {
     ipcMain.handle(channel, (event: IpcMainInvokeEvent, args: unknown) => {
       const frame = event.senderFrame
@@ -17,9 +33,7 @@ export function registerIpc(handlers: IpcHandlers, appUrl: string): void {
           message: 'This call did not come from the Atelier window and was refused.',
         })
       }
-      return dispatchIpc(handlers, channel, args, { shell: 'electron' }, (name, error) => {
-        console.error(`IPC ${name} failed:`, error instanceof Error ? error.message : error)
-      })
+      return dispatch(channel, args, { shell: 'electron' })
     })
   }
 }

@@ -28,8 +28,21 @@ export interface CoreHostOptions {
    * can say it at the terminal before anything is served.
    */
   fallbackToSandbox?: boolean
+  /**
+   * A service given directly instead of a profile or the sandbox (the responsiveness benchmark's
+   * sandbox, in a process of its own). Its key stays in memory, as a profile's does.
+   */
+  service?: GivenService
   /** Passed on to every core opened, e.g. fake timers or fewer retries in tests. */
   core?: Pick<CoreOptions, 'afterSync' | 'backoff' | 'client' | 'clock' | 'timers'>
+}
+
+export interface GivenService {
+  /** Shown as the profile's name; the mirror's cursors are kept under it too. */
+  label: string
+  url: string
+  apiKey: string
+  organizationId: string
 }
 
 type Notice = IpcEvents['app.notice']
@@ -124,6 +137,16 @@ export class CoreHost {
   }
 
   async #firstBackend(): Promise<Backend> {
+    const given = this.#options.service
+    if (given) {
+      return {
+        info: { kind: 'service', label: given.label, url: given.url },
+        apiKey: given.apiKey,
+        organizationId: given.organizationId,
+        profile: given.label,
+        close: () => Promise.resolve(),
+      }
+    }
     const wanted = this.#options.profile ?? (await readProfiles(this.home)).current
     if (wanted === null) return this.#sandboxBackend()
     try {

@@ -25,7 +25,7 @@
  *   The reset wipes `<home>/sandbox` only; the rebuild deletes the mirror (a cache) and lets the
  *   new core's first sync refill it, as after a damaged mirror.
  */
-export { CoreHost, type CoreHostOptions } from './host'
+export { CoreHost, type CoreHostOptions, type GivenService } from './host'
 export { createSettingsService, type SettingsServiceOptions } from './service'
 export { isSettingsError, SettingsError, type SettingsErrorCode } from './errors'
 export { readAppSettings, writeAppSettings, coreSettingsOf, SETTINGS_FILE } from './app-settings'

@@ -2,9 +2,8 @@ import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer, type RawData } from 'ws'
 import { IPC_EVENTS, ipcFail, type IpcEventName, type IpcEvents } from '../../src-shared/ipc'
-import type { Core } from '../core'
-import { dispatchIpc, type IpcHandlers } from '../ipc'
 import type { Logger } from '../log'
+import type { AppServices } from '../services-thread'
 
 export const BRIDGE_PATH = '/bridge'
 
@@ -68,12 +67,11 @@ function parseCall(
  * `BRIDGE_MAX_MESSAGE_BYTES` closes that socket (1009), as the page's side never sends one.
  */
 export function createBridge(options: {
-  handlers: IpcHandlers
-  /** Where the events come from: the host's, which stay across switches of profile. */
-  core: Pick<Core, 'onEvent' | 'syncStatus' | 'notices'> | null
+  /** The calls' handlers and the events: the host's, which stay across switches of profile. */
+  services: Pick<AppServices, 'dispatch' | 'onEvent' | 'syncStatus' | 'notices'>
   logger: Logger
 }): Bridge {
-  const { handlers, core, logger } = options
+  const { services, logger } = options
   const server = new WebSocketServer({
     noServer: true,
     maxPayload: BRIDGE_MAX_MESSAGE_BYTES,
@@ -88,7 +86,7 @@ export function createBridge(options: {
     send(socket, { event, payload })
   }
 
-  const unsubscribe = core?.onEvent((event, payload) => {
+  const unsubscribe = services.onEvent((event, payload) => {
     if (!(IPC_EVENTS as readonly string[]).includes(event)) return
     for (const socket of sockets) push(socket, event, payload)
   })
@@ -99,28 +97,20 @@ export function createBridge(options: {
       send(socket, { id: call.id, result: badMessage(call.error) })
       return
     }
-    const result = await dispatchIpc(
-      handlers,
-      call.channel,
-      call.args,
-      { shell: 'web' },
-      (channel, error) => {
-        logger.error(`the bridge call ${channel} failed`, { err: error })
-      },
-    )
+    // Validated and run by `dispatchIpc` in the services' thread, which logs what failed.
+    const result = await services.dispatch(call.channel, call.args, { shell: 'web' })
     send(socket, { id: call.id, result })
   }
 
   const welcome = (socket: WebSocket, request: IncomingMessage) => {
-    if (!core) return
     const resumed = new URL(request.url ?? '/', 'http://localhost').searchParams.has(RESUME_PARAM)
     if (resumed) {
       // The status is whole in every event, so repeating the latest one catches the page up.
-      push(socket, 'sync.status', core.syncStatus())
+      push(socket, 'sync.status', services.syncStatus())
       return
     }
     // Notices raised before the page could listen (a mirror rebuilt at start) are told again.
-    for (const notice of core.notices) push(socket, 'app.notice', notice)
+    for (const notice of services.notices) push(socket, 'app.notice', notice)
   }
 
   return {
@@ -144,7 +134,7 @@ export function createBridge(options: {
       return sockets.size
     },
     close: () => {
-      unsubscribe?.()
+      unsubscribe()
       for (const socket of sockets) socket.terminate()
       sockets.clear()
       server.close()

@@ -2,9 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { isSafeExternalUrl } from '../app/policy'
-import { createHandlers } from '../ipc'
 import { openLogger, type LogLevel } from '../log'
-import { CoreHost, createSettingsService } from '../settings'
+import { startServices, type AppServices } from '../services-thread'
 import { createWebAuth, type WebAuth } from './auth'
 import { BRIDGE_MAX_MESSAGE_BYTES, BRIDGE_PATH, createBridge, type Bridge } from './bridge'
 import { ensureRendererBuild } from './renderer-build'
@@ -89,13 +88,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     bindings: { process: 'web' },
   })
   const openExternal = options.openExternal ?? systemOpener(logger)
-  // The host owns the backend and the core: switching profile in Settings reopens the core.
-  const coreHost = new CoreHost({
-    home,
-    logger,
-    ...(options.profile === undefined ? {} : { profile: options.profile }),
-  })
   let server: ReturnType<typeof createServer> | undefined
+  let services: AppServices | undefined
   let bridge: Bridge | undefined
   const shutDown = async () => {
     bridge?.close()
@@ -108,7 +102,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         })
       })
     }
-    await coreHost.close().catch(() => undefined)
+    await services?.close().catch(() => undefined)
     logger.close()
   }
   let closing: Promise<void> | undefined
@@ -122,23 +116,26 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       (async () => {
         // A profile the service or the keychain refuses is the user's to fix at the terminal,
         // before anything is served: the host throws those. The rest is told in the page, as
-        // the desktop app does.
-        await coreHost.open()
+        // the desktop app does. The services run in a thread of their own (services-thread).
+        services = await startServices({
+          home,
+          ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+          ...(options.profile === undefined ? {} : { profile: options.profile }),
+          fallbackToSandbox: false,
+          openExternal: async (url) => {
+            if (isSafeExternalUrl(url)) await openExternal(url)
+          },
+        })
+        if (services.fallback) {
+          logger.warn('the services run on the main thread', { why: services.fallback })
+        }
+        return services
       })(),
     ])
     if (started.status === 'rejected') throw started.reason
     if (built.status === 'rejected') throw built.reason
     const outDir = built.value
-    const handlers = createHandlers({
-      platform: process.platform,
-      backend: () => coreHost.backend()?.info ?? null,
-      openExternal: async (url) => {
-        if (isSafeExternalUrl(url)) await openExternal(url)
-      },
-      core: () => coreHost.core(),
-      settings: createSettingsService({ host: coreHost, logger }),
-    })
-    bridge = createBridge({ handlers, core: coreHost, logger })
+    bridge = createBridge({ services: started.value, logger })
     const site = await staticSite(outDir, {
       path: BRIDGE_PATH,
       maxBytes: BRIDGE_MAX_MESSAGE_BYTES,

@@ -74,7 +74,7 @@ vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }))
 
 const { appUrl, createMainWindow } = await import('../../src-main/app/window')
 const { registerIpc } = await import('../../src-main/ipc/electron')
-const { createHandlers } = await import('../../src-main/ipc')
+const { createHandlers, dispatchIpc } = await import('../../src-main/ipc')
 const { IPC_CHANNELS } = await import('../../src-shared/ipc')
 
 function openWindow() {
@@ -193,7 +193,7 @@ describe('IPC in the desktop window', () => {
       return Promise.resolve()
     },
   })
-  registerIpc(handlers, app)
+  registerIpc((channel, args, context) => dispatchIpc(handlers, channel, args, context), app)
 
   function call(channel: string, args: unknown, frame: { url: string; top?: unknown } | null) {
     const listener = fake.state.ipcHandlers.get(channel)

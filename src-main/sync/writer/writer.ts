@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { endWorker, firstWord, workerEntry } from '../../app/worker'
 import type { Mirror } from '../../db'
 import { writeIncrementalPage, type IncrementalPage } from '../collections'
 import type { FromThread, ThreadError, ToThread, WriterData } from './protocol'
@@ -59,52 +58,22 @@ export function mainThreadWriter(mirror: Mirror, fallback?: string): PageWriter 
  * works the same, only less smoothly.
  */
 export async function startPageWriter(mirror: Mirror): Promise<PageWriter> {
-  const entry = threadEntry()
+  const entry = workerEntry(import.meta.url, './thread-entry.mjs', './sync-page-writer.js')
   if (entry === null) {
     return mainThreadWriter(mirror, 'this build has no page writer thread next to it')
   }
   const worker = new Worker(entry, { workerData: { file: mirror.file } satisfies WriterData })
-  const problem = await new Promise<string | null>((resolve) => {
-    const settle = (outcome: string | null) => {
-      clearTimeout(timer)
-      worker.off('message', onMessage)
-      worker.off('error', onError)
-      worker.off('exit', onExit)
-      resolve(outcome)
-    }
-    const onMessage = (message: FromThread) => {
-      settle(message.type === 'ready' ? null : `it said "${message.type}" first`)
-    }
-    const onError = (error: Error) => {
-      settle(`it failed to start: ${error.message}`)
-    }
-    const onExit = (code: number) => {
-      settle(`it exited (code ${code}) before it was ready`)
-    }
-    const timer = setTimeout(() => {
-      settle(`it was not ready within ${START_TIMEOUT_MS / 1000} s`)
-    }, START_TIMEOUT_MS)
-    worker.on('message', onMessage)
-    worker.on('error', onError)
-    worker.on('exit', onExit)
-  })
+  const ready = await firstWord(
+    worker,
+    (message: FromThread) => (message.type === 'ready' ? null : `it said "${message.type}" first`),
+    START_TIMEOUT_MS,
+  )
+  const problem = 'problem' in ready ? ready.problem : ready.value
   if (problem !== null) {
     await worker.terminate()
     return mainThreadWriter(mirror, `the page writer thread could not be used: ${problem}`)
   }
   return new ThreadWriter(worker)
-}
-
-/**
- * The thread's entry: from the sources, a bootstrap that has tsx compile the thread; from a
- * bundle, `sync-page-writer.js` beside it, built as an entry of its own (electron-vite's main
- * inputs). Null when the bundle has none.
- */
-function threadEntry(): URL | null {
-  const here = new URL(import.meta.url)
-  if (here.pathname.endsWith('.ts')) return new URL('./thread-entry.mjs', here)
-  const built = new URL('./sync-page-writer.js', here)
-  return existsSync(fileURLToPath(built)) ? built : null
 }
 
 interface Waiting {
@@ -200,24 +169,14 @@ class ThreadWriter implements PageWriter {
   private async shutDown(): Promise<void> {
     await this.handing
     if (this.stopped) return
-    const exited = new Promise<void>((resolve) => {
-      this.worker.once('exit', () => {
-        resolve()
-      })
-    })
     // Messages are handled in order: the pages handed over before this are written first.
-    this.worker.postMessage({ type: 'close' } satisfies ToThread)
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => {
-        resolve('late')
-      }, CLOSE_TIMEOUT_MS)
-    })
-    try {
-      if ((await Promise.race([exited, late])) === 'late') await this.worker.terminate()
-    } finally {
-      clearTimeout(timer)
-    }
+    await endWorker(
+      this.worker,
+      () => {
+        this.worker.postMessage({ type: 'close' } satisfies ToThread)
+      },
+      CLOSE_TIMEOUT_MS,
+    )
   }
 
   private receive(message: FromThread): void {
