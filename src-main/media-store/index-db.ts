@@ -47,6 +47,17 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX thumbnails_by_thumbnail ON thumbnails(thumbnail_sha256);
   `,
   REFS_MIGRATION,
+  // Animated thumbnails (what a preview of an animation shows) beside the still ones that lists
+  // show: the same source and size may have one of each.
+  `
+  CREATE TABLE animated_thumbnails (
+    source_sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    thumbnail_sha256 TEXT NOT NULL REFERENCES entries(sha256) ON DELETE CASCADE,
+    PRIMARY KEY (source_sha256, size)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX animated_thumbnails_by_thumbnail ON animated_thumbnails(thumbnail_sha256);
+  `,
 ]
 
 const DAMAGE_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB'])
@@ -101,6 +112,8 @@ export class MediaIndex {
   private readonly newestUseStmt: Database.Statement<[], { newest: number | null }>
   private readonly thumbnailStmt: Database.Statement<[string, number], { thumbnail_sha256: string }>
   private readonly linkStmt: Database.Statement<[string, number, string]>
+  private readonly animatedStmt: Database.Statement<[string, number], { thumbnail_sha256: string }>
+  private readonly linkAnimatedStmt: Database.Statement<[string, number, string]>
   /** Which run output or asset each file is, and how far fetching each owner got. */
   readonly refs: MediaRefs
 
@@ -140,6 +153,12 @@ export class MediaIndex {
     )
     this.linkStmt = this.db.prepare(`
       INSERT INTO thumbnails (source_sha256, size, thumbnail_sha256) VALUES (?, ?, ?)
+      ON CONFLICT (source_sha256, size) DO UPDATE SET thumbnail_sha256 = excluded.thumbnail_sha256`)
+    this.animatedStmt = this.db.prepare(
+      'SELECT thumbnail_sha256 FROM animated_thumbnails WHERE source_sha256 = ? AND size = ?',
+    )
+    this.linkAnimatedStmt = this.db.prepare(`
+      INSERT INTO animated_thumbnails (source_sha256, size, thumbnail_sha256) VALUES (?, ?, ?)
       ON CONFLICT (source_sha256, size) DO UPDATE SET thumbnail_sha256 = excluded.thumbnail_sha256`)
   }
 
@@ -195,12 +214,13 @@ export class MediaIndex {
     return this.newestUseStmt.get()?.newest ?? 0
   }
 
-  thumbnailOf(source: string, size: number): string | undefined {
-    return this.thumbnailStmt.get(source, size)?.thumbnail_sha256
+  /** The still thumbnail of `source` at `size`, or with `animated` the animated one. */
+  thumbnailOf(source: string, size: number, animated = false): string | undefined {
+    return (animated ? this.animatedStmt : this.thumbnailStmt).get(source, size)?.thumbnail_sha256
   }
 
-  link(source: string, size: number, thumbnail: string): void {
-    this.linkStmt.run(source, size, thumbnail)
+  link(source: string, size: number, thumbnail: string, animated = false): void {
+    ;(animated ? this.linkAnimatedStmt : this.linkStmt).run(source, size, thumbnail)
   }
 
   transaction<T>(work: () => T): T {

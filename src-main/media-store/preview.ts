@@ -15,7 +15,10 @@ export interface PreviewRequest {
 }
 
 export interface Preview {
-  /** A `data:image/webp;base64,…` URL: the window's CSP allows data: images and nothing remote. */
+  /**
+   * A `data:image/webp;base64,…` URL: the window's CSP allows data: images and nothing remote.
+   * An animated WebP for an animated image (a model's short video), a still one otherwise.
+   */
   dataUrl: string
   sha256: string
 }
@@ -23,8 +26,10 @@ export interface Preview {
 /**
  * A small WebP of a stored image as a data URL, for a window whose CSP loads no remote image:
  * the file comes from the media store, downloaded first (checked against its sha256) when the
- * store does not hold it, and the thumbnail is made once and kept. Offline, whatever the store
- * holds still shows; an image it never held answers NOT_FOUND.
+ * store does not hold it, and the thumbnail is made once and kept. An animated WebP or GIF (how
+ * the service's models give a short video) keeps moving: its preview is an animated WebP,
+ * bounded in frames, pixels and bytes (`makeThumbnail`). Offline, whatever the store holds still
+ * shows; an image it never held answers NOT_FOUND.
  */
 export async function previewOf(media: MediaStore, request: PreviewRequest): Promise<Preview> {
   const sha256 = request.sha256.toLowerCase()
@@ -43,8 +48,8 @@ export async function previewOf(media: MediaStore, request: PreviewRequest): Pro
       ...(request.signal ? { signal: request.signal } : {}),
     })
   }
-  // A video or an unreadable file answers NOT_AN_IMAGE: nothing to picture.
-  const thumbnail = await media.thumbnail(sha256, { size })
+  // A video file (MP4) or an unreadable one answers NOT_AN_IMAGE: nothing to picture.
+  const thumbnail = await media.thumbnail(sha256, { size, animated: true })
   const bytes = await readFile(media.path(thumbnail.sha256))
   return { dataUrl: `data:image/webp;base64,${bytes.toString('base64')}`, sha256 }
 }

@@ -538,25 +538,32 @@ export class MediaStore {
   /**
    * A WebP thumbnail of a stored image that fits inside `size` pixels, stored as its own entry and
    * made once: later calls answer the same entry, even after the full-size image was evicted.
+   * With `animated`, an animated image gives an animated WebP (bounded: see `makeThumbnail`),
+   * kept apart from its still thumbnail; a still image gives the same still either way.
    */
-  async thumbnail(sha256: string, options: { size?: number } = {}): Promise<StoredMedia> {
+  async thumbnail(
+    sha256: string,
+    options: { size?: number; animated?: boolean } = {},
+  ): Promise<StoredMedia> {
     this.assertOpen()
     const source = checkSha256(sha256)
     const size = options.size ?? DEFAULT_THUMBNAIL_SIZE
+    const animated = options.animated ?? false
     if (!Number.isInteger(size) || size < MIN_THUMBNAIL_SIZE || size > MAX_THUMBNAIL_SIZE) {
       throw new MediaStoreError(
         'INVALID_ARGUMENT',
         `A thumbnail size is a whole number of pixels from ${MIN_THUMBNAIL_SIZE} to ${MAX_THUMBNAIL_SIZE}.`,
       )
     }
-    const made = this.madeThumbnail(source, size)
+    const made = this.madeThumbnail(source, size, animated)
     if (made) return made
-    return this.shared.run([`thumbnail:${source}:${size}`], async () => {
+    const key = `thumbnail:${source}:${size}${animated ? ':animated' : ''}`
+    return this.shared.run([key], async () => {
       if (!this.index.get(source)) throw notFound(source)
       this.lease(source)
       let bytes: Buffer
       try {
-        bytes = await makeThumbnail(entryPath(this.dir, source), size, source)
+        bytes = await makeThumbnail(entryPath(this.dir, source), size, source, { animated })
       } finally {
         this.release(source)
       }
@@ -564,7 +571,7 @@ export class MediaStore {
       const sha = createHash('sha256').update(bytes).digest('hex')
       const meta: EntryMeta = { kind: 'thumbnail', source }
       const link = (row: EntryRow) => {
-        this.index.link(source, size, row.sha256)
+        this.index.link(source, size, row.sha256, animated)
       }
       const reused = this.reuseRow(sha, 'image/webp', meta)
       if (reused) {
@@ -575,8 +582,8 @@ export class MediaStore {
     })
   }
 
-  private madeThumbnail(source: string, size: number): StoredMedia | null {
-    const thumbnail = this.index.thumbnailOf(source, size)
+  private madeThumbnail(source: string, size: number, animated: boolean): StoredMedia | null {
+    const thumbnail = this.index.thumbnailOf(source, size, animated)
     if (!thumbnail) return null
     const row = this.index.get(thumbnail)
     if (!row) return null

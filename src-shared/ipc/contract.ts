@@ -71,9 +71,9 @@ export const ipcContract = {
   /** Cancels a run started here (its remote runs too). */
   'flowRuns.cancel': channel<null>()(editor.flowRun),
   /**
-   * A WebP preview of an image as a data URL: from the local media store, fetched there first
-   * when it is not yet (the window loads no remote image). NOT_FOUND offline for one never kept,
-   * NOT_AN_IMAGE for a video.
+   * A WebP preview of an image as a data URL, animated for an animated WebP or GIF: from the
+   * local media store, fetched there first when it is not yet (the window loads no remote image).
+   * NOT_FOUND offline for one never kept, NOT_AN_IMAGE for a video file.
    */
   'media.preview': channel<MediaPreview>()(editor.preview),
   ...runsContract,

@@ -344,6 +344,15 @@ describe.runIf(available)('the flow editor in Chromium', () => {
       await expect.poll(() => loadedWidth(label), WAIT).not.toBe(-1)
       expect(await loadedWidth(label), blocked()).toBeGreaterThan(0)
     }
+
+    // The text node shows the words it gave; the image node's log lines are in its inspector,
+    // the last one also on the node.
+    expect(await node(TEXT).getByTestId('node-text').textContent()).toBe(PROMPT)
+    const last = await node(IMAGE).getByTestId('node-log').textContent()
+    await select(IMAGE)
+    const lines = page.getByTestId('node-inspector').getByTestId('node-log-lines').locator('li')
+    expect(await lines.count()).toBeGreaterThan(0)
+    expect(await lines.last().textContent()).toContain(last)
   }, 60_000)
 
   it('re-runs only the edited node and what follows it; the rest comes from the cache', async () => {

@@ -23,7 +23,13 @@ import {
   MediaStoreError,
   type MediaStoreErrorCode,
   type MediaStoreOptions,
+  previewOf,
 } from '../../src-main/media-store'
+import {
+  animatedFrameBox,
+  MAX_ANIMATED_FRAMES,
+  MAX_ANIMATED_PIXELS,
+} from '../../src-main/media-store/thumbnails'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 setFlagsFromString('--expose-gc')
@@ -241,6 +247,34 @@ describe('outputs of sandbox runs', () => {
     const meta = await sharp(thumbnail.path, { animated: true }).metadata()
     expect(meta).toMatchObject({ format: 'webp', width: 100, height: 100 })
     expect(meta.pages ?? 1).toBe(1)
+  })
+
+  it('previews an animated output (GIF or WebP) as an animated WebP', async () => {
+    const store = openStore()
+    for (const format of ['webp', 'gif']) {
+      const run = await finishedRun('atelier/text-to-video', {
+        prompt: 'a kite over dunes',
+        fps: 6,
+        format,
+      })
+      const video = run.output?.video as FileOutput & { frames: number }
+      expect(video.content_type).toBe(`image/${format}`)
+
+      // The window's way: fetched by URL into the store, then previewed as a data URL.
+      const preview = await previewOf(store, { sha256: video.sha256, url: video.url, size: 128 })
+      expect(preview.dataUrl).toMatch(/^data:image\/webp;base64,/)
+      const bytes = Buffer.from(preview.dataUrl.split(',')[1] ?? '', 'base64')
+      const meta = await sharp(bytes, { animated: true }).metadata()
+      expect(meta).toMatchObject({ format: 'webp', width: 128, pageHeight: 128, loop: 0 })
+      expect(meta.pages).toBe(video.frames)
+      expect(meta.pages).toBeGreaterThan(1)
+
+      // Kept apart from the still thumbnail of the same size, which stays one frame.
+      const still = await store.thumbnail(video.sha256, { size: 128 })
+      expect((await sharp(still.path, { animated: true }).metadata()).pages ?? 1).toBe(1)
+      const again = await previewOf(store, { sha256: video.sha256, size: 128 })
+      expect(again.dataUrl).toBe(preview.dataUrl)
+    }
   })
 
   it('answers URL_EXPIRED for an expired or tampered presigned URL, and keeps nothing', async () => {
@@ -489,6 +523,114 @@ describe('local files', () => {
     const stored = await store.put(sideways, 'image/jpeg')
     const thumbnail = await store.thumbnail(stored.sha256, { size: 32 })
     expect(await sharp(thumbnail.path).metadata()).toMatchObject({ width: 11, height: 32 })
+  })
+})
+
+describe('animated thumbnails', () => {
+  /**
+   * An animation of `frames` frames of width×height, each a flat colour of its own: red from
+   * `shade` (by default rising from 0 to 255), blue its opposite. Frames must differ clearly, or
+   * the WebP encoder merges them into one that lasts longer.
+   */
+  async function animation(
+    format: 'webp' | 'gif',
+    frames: number,
+    width = 120,
+    height = 80,
+    shadeOf = (frame: number) => Math.round((frame / Math.max(1, frames - 1)) * 255),
+  ): Promise<Buffer> {
+    const frameBytes = width * height * 3
+    const strip = Buffer.alloc(frameBytes * frames)
+    for (let frame = 0; frame < frames; frame++) {
+      const shade = shadeOf(frame)
+      for (let at = frame * frameBytes; at < (frame + 1) * frameBytes; at += 3) {
+        strip[at] = shade
+        strip[at + 1] = 40
+        strip[at + 2] = 255 - shade
+      }
+    }
+    const image = sharp(strip, {
+      raw: { width, height: height * frames, channels: 3, pageHeight: height },
+    })
+    const delay = Array.from({ length: frames }, () => 100)
+    return format === 'gif'
+      ? image.gif({ loop: 0, delay }).toBuffer()
+      : image.webp({ loop: 0, delay, lossless: true }).toBuffer()
+  }
+
+  it('keeps an animated WebP or GIF moving when asked, made once, its still apart', async () => {
+    for (const format of ['webp', 'gif'] as const) {
+      const store = openStore()
+      const stored = await store.put(await animation(format, 6), `image/${format}`)
+      expect((await sharp(stored.path, { animated: true }).metadata()).pages).toBe(6)
+
+      const moving = await store.thumbnail(stored.sha256, { size: 60, animated: true })
+      expect(moving.contentType).toBe('image/webp')
+      expect(store.stat(moving.sha256)).toMatchObject({ kind: 'thumbnail', source: stored.sha256 })
+      const meta = await sharp(moving.path, { animated: true }).metadata()
+      expect(meta).toMatchObject({ format: 'webp', pages: 6, width: 60, pageHeight: 40, loop: 0 })
+      expect(meta.delay).toEqual([100, 100, 100, 100, 100, 100])
+      // The frames are the source's, each its own colour: red rises, blue falls.
+      const [first, last] = await Promise.all(
+        [0, 5].map((page) => sharp(moving.path, { page }).stats()),
+      )
+      expect(first?.channels[0]?.mean ?? 255).toBeLessThan(30)
+      expect(last?.channels[0]?.mean ?? 0).toBeGreaterThan(225)
+      expect(first?.channels[2]?.mean ?? 0).toBeGreaterThan(225)
+
+      // The still thumbnail of the same size is another entry, one frame.
+      const still = await store.thumbnail(stored.sha256, { size: 60 })
+      expect(still.sha256).not.toBe(moving.sha256)
+      expect((await sharp(still.path, { animated: true }).metadata()).pages ?? 1).toBe(1)
+
+      // Made once, and remembered by a store opened later on the same folder.
+      expect(await store.thumbnail(stored.sha256, { size: 60, animated: true })).toEqual(moving)
+      const reopened = openStore({ dir: store.dir })
+      await store.close()
+      expect(await reopened.thumbnail(stored.sha256, { size: 60, animated: true })).toEqual(moving)
+      expect(await reopened.thumbnail(stored.sha256, { size: 60 })).toEqual(still)
+    }
+  })
+
+  it('thumbnails a still image the same whether or not it is asked to move', async () => {
+    const store = openStore()
+    const png = await sharp({
+      create: { width: 90, height: 30, channels: 3, background: { r: 200, g: 30, b: 60 } },
+    })
+      .png()
+      .toBuffer()
+    const stored = await store.put(png, 'image/png')
+    const moving = await store.thumbnail(stored.sha256, { size: 45, animated: true })
+    const still = await store.thumbnail(stored.sha256, { size: 45 })
+    expect(moving.sha256).toBe(still.sha256)
+    expect(await sharp(moving.path, { animated: true }).metadata()).toMatchObject({
+      format: 'webp',
+      width: 45,
+      height: 15,
+    })
+    // Not an image at all: the same refusal as a still thumbnail's.
+    const text = await store.put(Buffer.from('not a picture'), 'text/plain')
+    await failure(store.thumbnail(text.sha256, { animated: true }), 'NOT_AN_IMAGE')
+  })
+
+  it('bounds an animated thumbnail: its first frames, its pixels', async () => {
+    const store = openStore()
+    const long = await store.put(
+      await animation('webp', MAX_ANIMATED_FRAMES + 24, 32, 32, (frame) => (frame % 2) * 255),
+      'image/webp',
+    )
+    const moving = await store.thumbnail(long.sha256, { size: 64, animated: true })
+    const meta = await sharp(moving.path, { animated: true }).metadata()
+    // Never enlarged past the 32 px frames; the first MAX_ANIMATED_FRAMES only.
+    expect(meta).toMatchObject({ pages: MAX_ANIMATED_FRAMES, width: 32, pageHeight: 32 })
+
+    // Frames that together pass the pixel budget are made smaller to fit it.
+    expect(animatedFrameBox(256, 256, 8, 256)).toBe(256)
+    expect(animatedFrameBox(128, 64, 8, 256)).toBe(128)
+    const box = animatedFrameBox(1024, 1024, 96, 1024)
+    expect(box).toBeLessThan(1024)
+    expect(box * box * 96).toBeLessThanOrEqual(MAX_ANIMATED_PIXELS)
+    expect((box + 2) * (box + 2) * 96).toBeGreaterThan(MAX_ANIMATED_PIXELS)
   })
 })
 

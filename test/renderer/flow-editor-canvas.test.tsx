@@ -233,6 +233,70 @@ describe('a sub-flow node in a run', () => {
   })
 })
 
+describe('a node in a run', () => {
+  const send = (event: FlowRunEvent) => {
+    act(() => {
+      main.emit('flowRuns.event', { flowRunId: RUN, event })
+    })
+  }
+
+  it('shows its words clamped on the canvas, and its latest log lines in the inspector', async () => {
+    started = () => Promise.resolve({ ok: true, value: { flowRunId: RUN } })
+    await act(async () => {
+      await state().startRun()
+    })
+    const words = nodeId('Words 1')
+    const base = { flowRunId: RUN, nodeId: words, attempt: 1 }
+    send({ type: 'node-running', ...base })
+    // A progress message told twice is one line.
+    send({ type: 'node-progress', fraction: 0.1, message: 'warming up', ...base })
+    send({ type: 'node-progress', fraction: 0.2, message: 'warming up', ...base })
+    for (let line = 1; line <= 60; line++) {
+      send({
+        type: 'node-log',
+        level: line === 60 ? 'warning' : 'info',
+        message: `line ${line}`,
+        ...base,
+      })
+    }
+    const caption = `A brass astrolabe on dark velvet, ${'lit from the left, '.repeat(30)}close up.`
+    send({ type: 'node-succeeded', outputs: { text: caption }, costMicro: 0, ...base })
+    // Words 2 made blank words and an id: no port of its names the id, blank is not words.
+    send({
+      type: 'node-succeeded',
+      outputs: { text: '  ', evaluation_id: u(99) },
+      costMicro: 0,
+      ...base,
+      nodeId: nodeId('Words 2'),
+    })
+
+    const node = screen.getByTestId('node-Words 1')
+    // The last line on the node.
+    expect(within(node).getByTestId('node-log').textContent).toBe('line 60')
+    const preview = within(node).getByTestId('node-text')
+    expect(preview.getAttribute('aria-label')).toBe('text of Words 1')
+    expect(preview.textContent.startsWith('A brass astrolabe on dark velvet, lit')).toBe(true)
+    expect(preview.textContent.endsWith('…')).toBe(true)
+    expect(preview.textContent.length).toBeLessThanOrEqual(280)
+    expect(preview.getAttribute('title')).toBe(caption)
+    expect(within(screen.getByTestId('node-Words 2')).queryByTestId('node-text')).toBeNull()
+
+    await act(async () => {
+      state().select({ nodeIds: [words] })
+      await Promise.resolve()
+    })
+    const inspector = screen.getByTestId('node-inspector')
+    expect(within(inspector).getByTestId('output-text-text').textContent).toContain(caption)
+    const lines = within(within(inspector).getByTestId('node-log-lines')).getAllByRole('listitem')
+    // The latest 50 of 61 lines, oldest first: "warming up" and lines 1 to 10 are let go.
+    expect(lines).toHaveLength(50)
+    expect(lines[0]?.textContent).toBe('info line 11')
+    expect(lines[49]?.textContent).toBe('warning line 60')
+    expect(lines[49]?.dataset.level).toBe('warning')
+    expect(within(inspector).getByText('The latest 50 lines.')).toBeTruthy()
+  })
+})
+
 describe('a refused run', () => {
   it('names the node and input of each problem, and shows the node', async () => {
     const message = 'Input "text" of node "Words 2" is required; connect it or give it a value.'

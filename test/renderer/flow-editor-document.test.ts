@@ -12,6 +12,7 @@ import {
   edgesOf,
   feedOf,
   firstImage,
+  firstText,
   flowFileToDoc,
   indexProblems,
   inputKey,
@@ -19,6 +20,7 @@ import {
   mapInputToFlowInput,
   mapOutputToFlowOutput,
   moveNodes,
+  NODE_LOG_LIMIT,
   nodeFromPalette,
   pasteNodes,
   portMapping,
@@ -529,7 +531,75 @@ describe('live node states from run events', () => {
     expect(views[PROMPT]).toMatchObject({
       state: 'failed',
       lastLog: { level: 'error', message: 'Unknown variable.' },
+      logs: [{ level: 'error', message: 'Unknown variable.' }],
     })
+  })
+
+  it('keeps the latest log lines of the attempt, the last one shown on its own', () => {
+    let views: Record<string, NodeRunView> = applyNodeEvent(
+      {},
+      { type: 'node-running', nodeId: GENERATE, ...base },
+      1,
+    )
+    const log = (message: string, level: 'info' | 'warning' = 'info') => {
+      views = applyNodeEvent(
+        views,
+        { type: 'node-log', nodeId: GENERATE, level, message, ...base },
+        2,
+      )
+    }
+    const progress = (message: string) => {
+      views = applyNodeEvent(
+        views,
+        { type: 'node-progress', nodeId: GENERATE, fraction: 0.5, message, ...base },
+        2,
+      )
+    }
+    progress('step 1/2')
+    progress('step 1/2') // told again: one line
+    log('same words')
+    log('same words') // a log line told twice was said twice
+    progress('step 2/2')
+    expect(views[GENERATE]?.logs.map((line) => line.message)).toEqual([
+      'step 1/2',
+      'same words',
+      'same words',
+      'step 2/2',
+    ])
+    expect(views[GENERATE]?.lastLog).toEqual({ level: 'info', message: 'step 2/2' })
+
+    for (let n = 1; n <= NODE_LOG_LIMIT + 10; n++)
+      log(`line ${n}`, n === NODE_LOG_LIMIT + 10 ? 'warning' : 'info')
+    const logs = views[GENERATE]?.logs ?? []
+    expect(logs).toHaveLength(NODE_LOG_LIMIT)
+    expect(logs[0]?.message).toBe('line 11')
+    expect(logs.at(-1)).toEqual({ level: 'warning', message: `line ${NODE_LOG_LIMIT + 10}` })
+    expect(views[GENERATE]?.lastLog).toBe(logs.at(-1))
+
+    // A new attempt starts its own log.
+    views = applyNodeEvent(views, { type: 'node-queued', nodeId: GENERATE, ...base, attempt: 2 }, 3)
+    expect(views[GENERATE]).toMatchObject({ lastLog: null, logs: [] })
+  })
+
+  it('finds the words a node made for its preview, by the type of their port', () => {
+    const ports = [
+      { name: 'image', variable_type_code: 'image' },
+      { name: 'evaluation_id', variable_type_code: 'uuid' },
+      { name: 'captions', variable_type_code: 'text[]' },
+      { name: 'prompt', variable_type_code: 'string' },
+    ]
+    expect(
+      firstText({ image, evaluation_id: u(9), captions: ['', 'a red kite'], prompt: 'x' }, ports),
+    ).toEqual({ name: 'captions', text: 'a red kite' })
+    expect(firstText({ evaluation_id: u(9), prompt: 'a gold harbour' }, ports)).toEqual({
+      name: 'prompt',
+      text: 'a gold harbour',
+    })
+    // An id, blank words, no outputs: nothing to read.
+    expect(firstText({ evaluation_id: u(9), prompt: '   ' }, ports)).toBeNull()
+    expect(firstText(null, ports)).toBeNull()
+    // A node that names no ports: any words it made.
+    expect(firstText({ image, text: 'caption' })).toEqual({ name: 'text', text: 'caption' })
   })
 
   it('ignores a late event of an earlier attempt', () => {

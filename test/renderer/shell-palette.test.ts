@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement } from 'react'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { SearchResultItem } from '../../src-shared/domain/search'
 import { App } from '../../src-renderer/src/shell/App'
 import { useAppStore } from '../../src-renderer/src/store'
@@ -37,13 +37,29 @@ const asset: SearchResultItem = {
   sizeBytes: 2048,
 }
 
+const evaluation: SearchResultItem = {
+  kind: 'evaluation',
+  id: u(503),
+  orgId: u(77),
+  createdAt: '2026-03-01T09:30:00Z',
+  title: 'the astrolabe, judged',
+  matchedIn: 'prompt',
+  snippet: null,
+  score: 1,
+  status: 'completed',
+  verdict: 'passed',
+  feedback: 'none',
+  passRate: 0.9,
+  runId: u(501),
+}
+
 beforeEach(async () => {
   localStorage.clear()
   main = new ShellMain([
     storedFlow(u(1), 'Harbour at dusk', 3_000),
     storedFlow(u(2), 'Portrait in oils', 2_000),
   ])
-  main.searchItems = [run, asset]
+  main.searchItems = [run, asset, evaluation]
   window.atelier = main.api
   useAppStore.setState(useAppStore.getInitialState(), true)
   render(createElement(App))
@@ -142,17 +158,51 @@ describe('the command palette', () => {
     ])
   })
 
-  it('finds runs and assets in the mirror, and opens their section', async () => {
+  it('finds runs, evaluations and assets in the mirror, and opens each one', async () => {
+    // The double's domains are frozen: the window gets a copy whose `get`s are watched.
+    const openedAssets = vi.fn(main.api.assets.get)
+    const openedEvaluations = vi.fn(main.api.evaluations.get)
+    window.atelier = {
+      ...main.api,
+      assets: { ...main.api.assets, get: openedAssets },
+      evaluations: { ...main.api.evaluations, get: openedEvaluations },
+    }
+    /** Finds the words, then chooses the found record whose option is named so. */
+    async function choose(name: RegExp) {
+      const { dialog, input } = await openPalette()
+      await type(input, 'astrolabe')
+      const option = await within(dialog).findByRole('option', { name })
+      await settled(() => {
+        fireEvent.click(option)
+      })
+      expect(screen.queryByRole('dialog', { name: 'Command palette' })).toBeNull()
+      return dialog
+    }
+
     const { dialog, input } = await openPalette()
     await type(input, 'astrolabe')
-    const found = await within(dialog).findByRole('option', { name: /brass astrolabe/ })
+    await within(dialog).findByRole('option', { name: /brass astrolabe/ })
     expect(main.callsTo('search.query')).toContainEqual({ text: 'astrolabe', limit: 12 })
-    expect(within(dialog).getByRole('option', { name: /astrolabe-study\.png/ })).toBeTruthy()
-    await settled(() => {
-      fireEvent.click(found)
-    })
+    const headings = [...dialog.querySelectorAll('[cmdk-group-heading]')].map((h) => h.textContent)
+    expect(headings).toEqual(expect.arrayContaining(['Runs', 'Evaluations', 'Assets']))
+    press(input, 'Escape')
+
+    // A run: its page, not only the Runs list.
+    await choose(/brass astrolabe/)
     expect(useAppStore.getState().section).toBe('runs')
-    expect(screen.queryByRole('dialog', { name: 'Command palette' })).toBeNull()
+    expect(useAppStore.getState().selectedRunId).toBe(run.id)
+
+    // An evaluation: its page is opened and read.
+    await choose(/the astrolabe, judged/)
+    expect(useAppStore.getState().section).toBe('evaluations')
+    expect(useAppStore.getState().openEvaluationId).toBe(evaluation.id)
+    expect(openedEvaluations).toHaveBeenCalledWith({ id: evaluation.id })
+
+    // An asset: its details are asked for.
+    expect(openedAssets).not.toHaveBeenCalled()
+    await choose(/astrolabe-study\.png/)
+    expect(useAppStore.getState().section).toBe('assets')
+    expect(openedAssets).toHaveBeenCalledWith({ id: asset.id })
   })
 
   it('goes to a section by its name', async () => {

@@ -130,9 +130,11 @@ describe('media refs', () => {
     const first = openStore(dir)
     const stored = await first.put(Buffer.from('kept'), 'text/plain')
     await first.close()
-    // What the first release left: schema 1, no refs tables.
+    // What the first release left: schema 1, no refs tables (nor animated thumbnails, schema 3).
     const db = new Database(join(dir, 'index.db'))
-    db.exec('DROP TABLE refs; DROP TABLE fetches; PRAGMA user_version = 1')
+    db.exec(
+      'DROP TABLE animated_thumbnails; DROP TABLE refs; DROP TABLE fetches; PRAGMA user_version = 1',
+    )
     db.close()
 
     const again = openStore(dir)

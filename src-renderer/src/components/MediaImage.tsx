@@ -31,7 +31,8 @@ function previewOf(source: MediaSource, size: number): Promise<string | null> {
 
 /**
  * An image output or asset, shown from the local media store through `media.preview` (a data
- * URL): the window's CSP loads no remote image, and offline the stored picture still shows.
+ * URL): the window's CSP loads no remote image, and offline the stored picture still shows. An
+ * animated WebP or GIF (a model's short video) comes as an animated WebP and plays here.
  */
 export function MediaImage(props: {
   source: MediaSource

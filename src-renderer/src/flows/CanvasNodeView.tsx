@@ -5,6 +5,7 @@ import { useAppStore } from '../store'
 import type { FlowProblem } from '../../../src-shared/domain/flow'
 import {
   firstImage,
+  firstText,
   innerRuns,
   inputKey,
   subFlowProgress,
@@ -17,6 +18,16 @@ import { MediaImage } from '../components/MediaImage'
 
 /** Longer labels are set smaller when the canvas is zoomed out (flows.css, `.far`). */
 const LONG_LABEL = 24
+
+/**
+ * A text output on the node: at most this many characters (then clamped to a few lines by
+ * flows.css), and a longer part of it on hover; the inspector shows it whole.
+ */
+const TEXT_PREVIEW_CHARS = 280
+const TEXT_TITLE_CHARS = 2000
+
+const clip = (text: string, limit: number) =>
+  text.length > limit ? `${text.slice(0, limit - 1).trimEnd()}…` : text
 
 /** The current time, renewed every second while `ticking`, for a running node's clock. */
 function useTicking(ticking: boolean): number {
@@ -139,7 +150,7 @@ function SubFlowLine({ nodeId, subFlowId }: { nodeId: string; subFlowId: string 
 
 /**
  * A node on the canvas: its label, its typed ports, and how it does in the run (state, clock,
- * cost, last log line, first image out), with the check's problems marked on it.
+ * cost, last log line, first words and first image out), with the check's problems marked on it.
  */
 export const CanvasNodeView = memo(function CanvasNodeView({
   id,
@@ -159,6 +170,7 @@ export const CanvasNodeView = memo(function CanvasNodeView({
   const running = run?.state === 'running'
   const now = useTicking(running)
   const image = firstImage(run?.outputs ?? null)
+  const text = firstText(run?.outputs ?? null, record.outputs)
   const cost = run?.costMicro ?? null
   const state = run?.state
   return (
@@ -247,6 +259,16 @@ export const CanvasNodeView = memo(function CanvasNodeView({
         >
           {run.lastLog.message}
         </div>
+      ) : null}
+      {text ? (
+        <p
+          className="flow-node-text"
+          data-testid="node-text"
+          aria-label={`${text.name} of ${record.label}`}
+          title={clip(text.text, TEXT_TITLE_CHARS)}
+        >
+          {clip(text.text, TEXT_PREVIEW_CHARS)}
+        </p>
       ) : null}
       {image ? (
         <MediaImage

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { KNOWN_VARIABLE_TYPES, typeConnection } from '../../../src-shared/domain/flow'
 import type { FlowProblem } from '../../../src-shared/domain/flow'
@@ -9,11 +9,13 @@ import {
   disconnectInputs,
   feedOf,
   firstImage,
+  firstText,
   groupsOf,
   innerRuns,
   inputKey,
   mapInputToFlowInput,
   mapOutputToFlowOutput,
+  NODE_LOG_LIMIT,
   outputIndex,
   portMapping,
   removeFlowInput,
@@ -28,6 +30,7 @@ import {
   type FileNodeInput,
   type FileNodeOutput,
   type NodeGroup,
+  type NodeLogLine,
 } from './document'
 import { specOfFlowInput, specOfNodeInput, ValueField } from './inputs'
 import { creditsWords, NODE_STATE_WORDS, typeFamily } from './words'
@@ -203,6 +206,35 @@ function OutputEditor({ node, output }: { node: CanvasNode; output: FileNodeOutp
   )
 }
 
+/**
+ * The node's latest log lines in the run, oldest first (the last one is also on the node), kept
+ * scrolled to the newest as lines come in.
+ */
+function NodeLog({ lines }: { lines: readonly NodeLogLine[] }) {
+  const list = useRef<HTMLOListElement>(null)
+  useEffect(() => {
+    const element = list.current
+    if (element) element.scrollTop = element.scrollHeight
+  }, [lines])
+  if (lines.length === 0) return null
+  return (
+    <div className="inspector-log">
+      <h3>Log</h3>
+      {lines.length >= NODE_LOG_LIMIT ? (
+        <p className="muted">The latest {NODE_LOG_LIMIT} lines.</p>
+      ) : null}
+      <ol ref={list} className="node-log-lines" aria-label="Log lines" data-testid="node-log-lines">
+        {lines.map((line, index) => (
+          // Lines have no id and only ever leave from the top: the position is the line.
+          <li key={index} className={`node-log-line ${line.level}`} data-level={line.level}>
+            <span className="node-log-level">{line.level}</span> {line.message}
+          </li>
+        ))}
+      </ol>
+    </div>
+  )
+}
+
 function NodeInspector({
   node,
   onRunTo,
@@ -230,6 +262,10 @@ function NodeInspector({
   const images = Object.entries(run?.outputs ?? {}).flatMap(([name, value]) => {
     const image = firstImage({ [name]: value })
     return image ? [{ name, image }] : []
+  })
+  const texts = Object.entries(run?.outputs ?? {}).flatMap(([name, value]) => {
+    const text = firstText({ [name]: value }, record.outputs)
+    return text ? [text] : []
   })
   const nodeLevel = problems?.filter((problem) => problem.inputName === undefined)
   return (
@@ -298,12 +334,23 @@ function NodeInspector({
           <span className={`state-badge ${run.state}`}>{NODE_STATE_WORDS[run.state]}</span>
           {run.costMicro !== null ? <span>{creditsWords(run.costMicro)}</span> : null}
           {run.error ? <p className="field-problem">{run.error.message}</p> : null}
+          {texts.map(({ name, text }) => (
+            <figure
+              key={name}
+              className="inspector-output-text"
+              data-testid={`output-text-${name}`}
+            >
+              <blockquote>{text}</blockquote>
+              <figcaption>{name}</figcaption>
+            </figure>
+          ))}
           {images.map(({ name, image }) => (
             <figure key={name} className="inspector-output-image">
               <MediaImage source={image} alt={`${name} of ${record.label}`} />
               <figcaption>{name}</figcaption>
             </figure>
           ))}
+          <NodeLog lines={run.logs} />
         </div>
       ) : null}
       {record.type_code === 'sub_flow' ? <SubFlowStates node={node} /> : null}

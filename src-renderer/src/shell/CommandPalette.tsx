@@ -206,8 +206,8 @@ function usePaletteGroups(search: string, found: Found, close: () => void): Pale
         { heading: 'Go to', entries: sections },
         { heading: 'Recent flows', entries: flows.slice(0, RECENT_FLOWS) },
       ]
-  // Found records open their section for now: the run, evaluation and asset pages of their own
-  // come with a later part of the desktop UI, and will take the record's id.
+  // A found record opens in its section: the run's page, the evaluation's page, the asset's
+  // details.
   if (searching && found.text === search.trim()) {
     for (const { kind, heading } of KIND_HEADINGS) {
       groups.push({
@@ -221,6 +221,8 @@ function usePaletteGroups(search: string, found: Found, close: () => void): Pale
             run: act(() => {
               state.goTo(SECTION_OF[kind])
               if (kind === 'run') state.openRun(item.id)
+              else if (kind === 'evaluation') void state.openEvaluation(item.id)
+              else void state.openAsset(item.id)
             }),
           })),
       })

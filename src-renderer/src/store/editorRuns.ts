@@ -45,7 +45,9 @@ export interface EditorRunSlice {
 const EARLY_EVENTS_LIMIT = 2000
 
 export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice> = (set, get) => {
-  let listening = false
+  /** The transport listened to, and how to stop: a new `window.atelier` (a test's) is heard too. */
+  let listeningTo: object | null = null
+  let stopListening: (() => void) | null = null
   /** The run whose events the editor shows. */
   let currentRunId: string | null = null
   const early = new Map<string, FlowRunEvent[]>()
@@ -64,9 +66,10 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
 
   const listen = () => {
     const api = window.atelier
-    if (listening || !api) return
-    listening = true
-    api.on('flowRuns.event', ({ flowRunId, event }) => {
+    if (!api || listeningTo === api) return
+    stopListening?.()
+    listeningTo = api
+    stopListening = api.on('flowRuns.event', ({ flowRunId, event }) => {
       if (flowRunId === currentRunId) {
         apply(event)
         return

@@ -89,13 +89,17 @@ export {
   applyNodeEvent,
   applyRunEvent,
   firstImage,
+  firstText,
   innerRuns,
   isEnded,
   isMediaRef,
   type MediaRef,
+  NODE_LOG_LIMIT,
+  type NodeLogLine,
   type NodeRunView,
   type RunView,
   subFlowProgress,
   type SubFlowProgress,
+  type TextOutput,
 } from './runs'
 export { rebaseFlowFile } from './rebase'

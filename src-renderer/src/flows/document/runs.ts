@@ -1,3 +1,4 @@
+import { listElement } from '../../../../src-shared/domain/flow'
 import type {
   FlowRunEvent,
   FlowRunState,
@@ -6,7 +7,19 @@ import type {
   NodeRunState,
 } from '../../../../src-shared/domain/flow-run'
 
-/** What a node shows of the run while it goes: its badge, clock, cost, last log line, outputs. */
+/** One line of a node's log in the run, as the runner told it. */
+export interface NodeLogLine {
+  level: 'debug' | 'info' | 'warning' | 'error'
+  message: string
+}
+
+/** A node keeps this many of its latest log lines (the inspector lists them). */
+export const NODE_LOG_LIMIT = 50
+
+/**
+ * What a node shows of the run while it goes: its badge, clock, cost, log lines (the last one on
+ * the node, the latest ones in the inspector), outputs.
+ */
 export interface NodeRunView {
   state: NodeRunState
   attempt: number
@@ -15,7 +28,10 @@ export interface NodeRunView {
   endedMs: number | null
   /** 0…1, when the runner tells. */
   progress: number | null
-  lastLog: { level: 'debug' | 'info' | 'warning' | 'error'; message: string } | null
+  /** The latest line of `logs`, or null before the first. */
+  lastLog: NodeLogLine | null
+  /** The attempt's latest log lines, oldest first, at most NODE_LOG_LIMIT. */
+  logs: readonly NodeLogLine[]
   costMicro: number | null
   outputs: Record<string, unknown> | null
   error: NodeRunError | null
@@ -39,11 +55,26 @@ const blank = (state: NodeRunState, attempt: number): NodeRunView => ({
   endedMs: null,
   progress: null,
   lastLog: null,
+  logs: [],
   costMicro: null,
   outputs: null,
   error: null,
   skipReason: null,
 })
+
+/**
+ * The view with one more log line: appended to its latest lines (the oldest let go past the
+ * limit) and shown as its last. A progress message the same as the last line is not repeated.
+ */
+function withLog(view: NodeRunView, line: NodeLogLine, repeatable = true): NodeRunView {
+  const last = view.lastLog
+  if (!repeatable && last?.message === line.message && last.level === line.level) return view
+  const logs =
+    view.logs.length >= NODE_LOG_LIMIT
+      ? [...view.logs.slice(view.logs.length - NODE_LOG_LIMIT + 1), line]
+      : [...view.logs, line]
+  return { ...view, lastLog: line, logs }
+}
 
 const ENDED: readonly NodeRunState[] = ['succeeded', 'cached', 'skipped', 'failed', 'canceled']
 
@@ -79,14 +110,11 @@ export function applyNodeEvent(
       next = { ...base, state: 'running', startedMs: base.startedMs ?? now, endedMs: null }
       break
     case 'node-progress':
-      next = {
-        ...base,
-        progress: event.fraction,
-        lastLog: event.message ? { level: 'info', message: event.message } : base.lastLog,
-      }
+      next = { ...base, progress: event.fraction }
+      if (event.message) next = withLog(next, { level: 'info', message: event.message }, false)
       break
     case 'node-log':
-      next = { ...base, lastLog: { level: event.level, message: event.message } }
+      next = withLog(base, { level: event.level, message: event.message })
       break
     case 'node-remote-run':
       next = base
@@ -104,9 +132,9 @@ export function applyNodeEvent(
       next = end('succeeded', { outputs: event.outputs, costMicro: event.costMicro })
       break
     case 'node-failed':
-      next = end('failed', {
-        error: event.error,
-        lastLog: { level: 'error', message: event.error.message },
+      next = withLog(end('failed', { error: event.error }), {
+        level: 'error',
+        message: event.error.message,
       })
       break
     case 'node-canceled':
@@ -166,6 +194,39 @@ export function firstImage(outputs: Record<string, unknown> | null): MediaRef | 
     for (const candidate of candidates) {
       if (isMediaRef(candidate) && candidate.content_type.startsWith('image/')) return candidate
     }
+  }
+  return null
+}
+
+/** Words a node made (a caption, a prompt), by the output that holds them. */
+export interface TextOutput {
+  name: string
+  text: string
+}
+
+const TEXT_TYPES: ReadonlySet<string> = new Set(['text', 'string'])
+
+/**
+ * The first words among a node's outputs (a list's first words count), for its preview. When the
+ * node names its output ports, only a text or string port (or a list of them) counts, so an id
+ * it also gives (an evaluation's) is not shown as words; when it names none, any string does.
+ * Blank strings are not words.
+ */
+export function firstText(
+  outputs: Record<string, unknown> | null,
+  ports: readonly { name: string; variable_type_code: string }[] = [],
+): TextOutput | null {
+  const types = new Map(ports.map((port) => [port.name, port.variable_type_code]))
+  for (const [name, value] of Object.entries(outputs ?? {})) {
+    const type = types.get(name)
+    if (types.size > 0 && (type === undefined || !TEXT_TYPES.has(listElement(type) ?? type))) {
+      continue
+    }
+    const candidates: unknown[] = Array.isArray(value) ? value : [value]
+    const text = candidates.find(
+      (candidate): candidate is string => typeof candidate === 'string' && candidate.trim() !== '',
+    )
+    if (text !== undefined) return { name, text }
   }
   return null
 }
