@@ -14,6 +14,13 @@
  * - Uploading a folder again goes on with its latest manifest (same folder, same asset folder):
  *   files finished before are not even hashed again; new and changed ones are sent; a failed
  *   file is tried again.
+ * - Files dropped on the window are an upload of their folder with `files` naming them: the
+ *   scan lists those files only (the rest of the folder is not walked, so a drop from a folder
+ *   of thousands costs a few stats), with the same rules (names, links, media), and they go to
+ *   the top level of the assets unless a folder is named. A named list, not include patterns:
+ *   a file's name is taken as it is, where a glob would read `[`, `*` or `{` in it as syntax.
+ *   The manifest is the folder's own (what was sent either way is not sent again) and keeps
+ *   `filesOnly`, so that a resume after a restart sends the named files, never the whole folder.
  * - Identical files in one upload: the first is sent, the others wait for it and take its
  *   asset (counted as duplicates, zero bytes). Bytes the organization already holds are
  *   answered `duplicate` by the service at the first step, with nothing sent.

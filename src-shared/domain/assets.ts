@@ -55,19 +55,49 @@ export const assetSchemas = {
   undo: z.strictObject({ undoId: id }),
 }
 
+/** The most files one `uploads.start` may name (a drop of a whole selection fits). */
+export const UPLOAD_FILES_MAX = 10_000
+
+/**
+ * A file inside the upload's folder, '/'-separated, as the scan lists it: never absolute, never
+ * an empty, '.' or '..' segment, so it cannot name anything outside the folder (the engine
+ * checks that again on the resolved path).
+ */
+const relativeFile = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine(
+    (value) =>
+      !value.includes('\0') &&
+      value.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..'),
+    'A file is named by its path inside the folder, such as "photo.png" or "day1/photo.png".',
+  )
+
 export const uploadSchemas = {
-  start: z.strictObject({
-    /** An absolute path of a folder on this machine. */
-    path: z.string().trim().min(1).max(4096),
-    /**
-     * The top-level asset folder that receives the tree (made when missing); the folder's own
-     * name by default, null for the top level itself.
-     */
-    folder: name.nullable().optional(),
-    concurrency: z.number().int().min(1).max(16).optional(),
-    /** Keep watching the folder and upload what appears in it. */
-    watch: z.boolean().default(false),
-  }),
+  start: z
+    .strictObject({
+      /** An absolute path of a folder on this machine. */
+      path: z.string().trim().min(1).max(4096),
+      /**
+       * Only these files of the folder (paths inside it), not the whole folder: how files dropped
+       * on the window are uploaded, one call per folder they come from. Left out: the whole folder.
+       */
+      files: z.array(relativeFile).min(1).max(UPLOAD_FILES_MAX).optional(),
+      /**
+       * The top-level asset folder that receives the tree (made when missing); the folder's own
+       * name by default, null for the top level itself. With `files` the default is the top
+       * level: the files were picked, not their folder.
+       */
+      folder: name.nullable().optional(),
+      concurrency: z.number().int().min(1).max(16).optional(),
+      /** Keep watching the folder and upload what appears in it. */
+      watch: z.boolean().default(false),
+    })
+    .refine((args) => !(args.watch && args.files), {
+      path: ['watch'],
+      message: 'A watch is of a whole folder: leave out files, or watch the folder.',
+    }),
   id: z.strictObject({ id }),
   files: z.strictObject({ id, limit: z.number().int().min(1).max(100_000).default(10_000) }),
   /** Left out: the home folder. */
@@ -195,6 +225,11 @@ export interface UploadSummary {
   unreadable: number
   /** Why the whole upload stopped, when it did not even start (a folder that is gone). */
   error: { code: string; message: string } | null
+  /**
+   * Present when the upload is of some files of `root` only (files dropped on the window): how
+   * many were named, and the first one's path inside `root`, for the panel to name the upload.
+   */
+  named?: { count: number; first: string }
 }
 
 export const FAILURES_SHOWN = 50

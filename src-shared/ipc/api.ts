@@ -19,3 +19,18 @@ export type AtelierApi = {
   /** Subscribes to a pushed event; returns the function that unsubscribes. */
   on<E extends IpcEventName>(event: E, listener: (payload: IpcEvents[E]) => void): () => void
 }
+
+/**
+ * What the desktop preload adds beside `window.atelier`, as `window.atelierFiles`: not a channel
+ * (nothing crosses to the main process), one question about a `File` the page already holds.
+ * A File with a path on disk only comes from the person's own gesture (a drop, a file input), so
+ * the page learns where what was dropped lies and nothing else: it cannot name a path and get a
+ * file. The browser mode has no such helper; there a dropped file has no path at all.
+ */
+export interface DroppedFiles {
+  /**
+   * The full path on this machine of a dropped file or folder; null for a File made in script,
+   * or anything that is not a File.
+   */
+  pathOf(file: File): string | null
+}

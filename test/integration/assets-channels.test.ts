@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import sharp from 'sharp'
@@ -305,6 +313,139 @@ describe('uploading a folder through the channels', () => {
       error: { code: 'PATH_NOT_ABSOLUTE' },
     })
   })
+})
+
+describe('uploading files dropped on the window', () => {
+  // What a drop of a.png, c.png and notes.txt from this folder sends: the folder, and the files.
+  let desk: string
+
+  beforeAll(async () => {
+    desk = join(scratch, 'desk')
+    mkdirSync(join(desk, 'sub'), { recursive: true })
+    writeFileSync(join(desk, 'drop-a.png'), await png(201))
+    writeFileSync(join(desk, 'drop-b.png'), await png(202))
+    writeFileSync(join(desk, 'drop-c.png'), await png(203))
+    writeFileSync(join(desk, 'sub', 'drop-d.png'), await png(204))
+    writeFileSync(join(desk, 'notes.txt'), 'not a picture')
+  })
+
+  const dropNames = async () =>
+    (await value<AssetPage>('assets.list', { text: 'drop' })).items.map((a) => a.name).sort()
+
+  it('sends only the named files, to the top level, and names the upload by them', async () => {
+    const from = heard.length
+    const { started, end } = await uploadAndWait(desk, {
+      files: ['drop-c.png', 'drop-a.png', 'notes.txt'],
+    })
+    expect(started).toMatchObject({
+      root: desk,
+      folderName: null,
+      named: { count: 3, first: 'drop-a.png' },
+    })
+    expect(end).toMatchObject({
+      state: 'finished',
+      files: { total: 2, done: 2, duplicates: 0, failed: 0 },
+      // notes.txt is not media: left out as it would be from a folder.
+      skipped: 1,
+      unreadable: 0,
+    })
+    const rows = await value<{ relativePath: string }[]>('uploads.files', { id: started.id })
+    expect(rows.map((row) => row.relativePath).sort()).toEqual(['drop-a.png', 'drop-c.png'])
+    await nextEvent('assets.changed', (e) => e.reason === 'uploaded', from)
+    // Neither the rest of the folder nor an asset folder named after it.
+    expect(await dropNames()).toEqual(['drop-a.png', 'drop-c.png'])
+    const page = await value<AssetPage>('assets.list', { text: 'drop' })
+    expect(page.items.map((a) => a.folderId)).toEqual([null, null])
+    const tree = await value<AssetFolderTree>('assets.folders')
+    expect(tree.folders.map((f) => f.path)).not.toContain('/desk')
+  }, 60_000)
+
+  it('takes a file of a sub-folder by its path inside the folder, into a folder when named', async () => {
+    const from = heard.length
+    const { end } = await uploadAndWait(desk, { files: ['sub/drop-d.png'], folder: 'Dropped' })
+    expect(end).toMatchObject({ state: 'finished', folderName: 'Dropped', files: { done: 1 } })
+    await nextEvent('assets.changed', (e) => e.reason === 'uploaded', from)
+    const tree = await value<AssetFolderTree>('assets.folders')
+    const sub = tree.folders.find((f) => f.path === '/Dropped/sub')
+    expect(sub).toBeDefined()
+    const page = await value<AssetPage>('assets.list', { folder: sub?.id })
+    expect(page.items.map((a) => a.name)).toEqual(['drop-d.png'])
+  }, 60_000)
+
+  it('lists a named file that is gone, or is a folder, as unreadable', async () => {
+    const { end } = await uploadAndWait(desk, { files: ['gone.png', 'sub'] })
+    expect(end).toMatchObject({
+      state: 'finished',
+      files: { total: 0, done: 0 },
+      unreadable: 2,
+    })
+    expect(await dropNames()).toEqual(['drop-a.png', 'drop-c.png', 'drop-d.png'])
+  }, 60_000)
+
+  it('refuses names that lead out of the folder, and a watch of named files', async () => {
+    for (const files of [['../shoot/harbour.png'], ['/etc/hostname'], ['sub/./x.png'], []]) {
+      expect(await call('uploads.start', { path: desk, files })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_ARGUMENT' },
+      })
+    }
+    expect(
+      await call('uploads.start', { path: desk, files: ['drop-b.png'], watch: true }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } })
+    expect(
+      await call('uploads.start', { path: join(desk, 'drop-b.png'), files: ['x.png'] }),
+    ).toMatchObject({ ok: false, error: { code: 'NOT_A_FOLDER' } })
+  })
+
+  it('resumes an earlier session’s upload of named files with those files only', async () => {
+    const later = join(scratch, 'later')
+    mkdirSync(later)
+    for (const [name, seed] of [
+      ['lantern-x.png', 211],
+      ['lantern-y.png', 212],
+      ['lantern-z.png', 213],
+    ] as const) {
+      writeFileSync(join(later, name), await png(seed))
+    }
+    // What a session that was killed mid-upload of a drop of x and y leaves in the ledger.
+    const uploads = core.databases.ledger.uploads
+    const manifest = uploads.createManifest({
+      profile: sandboxBackend(sandbox).profile,
+      orgId: core.orgId,
+      rootPath: later,
+      targetFolderId: null,
+      filesOnly: true,
+    })
+    uploads.addFiles(
+      manifest.id,
+      ['lantern-x.png', 'lantern-y.png'].map((name) => {
+        const stats = statSync(join(later, name))
+        return { relativePath: name, sizeBytes: stats.size, mtimeMs: Math.floor(stats.mtimeMs) }
+      }),
+    )
+    uploads.setManifestState(manifest.id, 'uploading')
+
+    const listed = await value<UploadSummary[]>('uploads.list')
+    expect(listed.find((u) => u.id === manifest.id)).toMatchObject({
+      state: 'interrupted',
+      root: later,
+      named: { count: 2, first: 'lantern-x.png' },
+    })
+    const from = heard.length
+    const resumed = await value<UploadSummary>('uploads.resume', { id: manifest.id })
+    expect(resumed.named).toEqual({ count: 2, first: 'lantern-x.png' })
+    const end = await nextEvent(
+      'uploads.progress',
+      (e) => e.upload.id === manifest.id && ['finished', 'failed'].includes(e.upload.state),
+      from,
+    )
+    expect(end.upload).toMatchObject({ state: 'finished', files: { total: 2, done: 2 } })
+    await nextEvent('assets.changed', (e) => e.reason === 'uploaded', from)
+    const names = (await value<AssetPage>('assets.list', { text: 'lantern' })).items
+      .map((a) => a.name)
+      .sort()
+    expect(names).toEqual(['lantern-x.png', 'lantern-y.png'])
+  }, 60_000)
 })
 
 describe('pausing and resuming an upload', () => {

@@ -13,6 +13,7 @@ import type { IpcChannel } from '../../src-shared/ipc/contract'
 import type { IpcEvents } from '../../src-shared/ipc/events'
 import type { IpcResult } from '../../src-shared/ipc/result'
 import { AssetsPage } from '../../src-renderer/src/assets'
+import { splitPath } from '../../src-renderer/src/assets/dropped'
 import { Toasts } from '../../src-renderer/src/shell/Toasts'
 import { u } from './shell-transport'
 import { unavailableApi } from './unavailable-api'
@@ -162,7 +163,17 @@ class AssetsMain {
       },
       start: (args) => {
         this.record('uploads.start', args)
-        return ok(summary({ state: 'scanning', root: args.path }))
+        const named = args.files
+          ? { named: { count: args.files.length, first: [...args.files].sort()[0] ?? '' } }
+          : {}
+        return ok(
+          summary({
+            id: u(900 + this.argsOf('uploads.start').length),
+            state: 'scanning',
+            root: args.path,
+            ...named,
+          }),
+        )
       },
       pause: (args) => {
         this.record('uploads.pause', args)
@@ -341,5 +352,106 @@ describe('uploads', () => {
     expect(main.argsOf('uploads.start')).toEqual([{ path: '/home/ana/Pictures', watch: true }])
     expect(screen.queryByRole('dialog')).toBeNull()
     expect(screen.getByRole('complementary', { name: 'Uploads' })).toBeTruthy()
+  })
+})
+
+describe('dropping files and folders from the desktop', () => {
+  /** What a drop from the file manager carries: a File per item, each a file or a folder. */
+  function drop(entries: { file: File; folder?: boolean }[]) {
+    const dataTransfer = {
+      types: ['Files'],
+      files: entries.map((entry) => entry.file),
+      items: entries.map(({ file, folder = false }) => ({
+        kind: 'file',
+        type: file.type,
+        getAsFile: () => file,
+        webkitGetAsEntry: () => ({ isDirectory: folder, isFile: !folder, name: file.name }),
+      })),
+    }
+    const zone = screen.getByRole('region', { name: 'Asset list' })
+    act(() => {
+      fireEvent.dragOver(zone, { dataTransfer })
+    })
+    expect(screen.getByText('Drop to upload')).toBeTruthy()
+    return act(async () => {
+      fireEvent.drop(zone, { dataTransfer })
+      await Promise.resolve()
+    })
+  }
+
+  const file = (name: string) => new File(['x'], name, { type: 'image/png' })
+
+  afterEach(() => {
+    delete window.atelierFiles
+  })
+
+  it('uploads dropped folders as folders and dropped files by the folder they are in', async () => {
+    const where = new Map<File, string>()
+    const put = (path: string) => {
+      const made = file(path.slice(path.lastIndexOf('/') + 1))
+      where.set(made, path)
+      return made
+    }
+    // The desktop preload's helper, as the window would have it (webUtils.getPathForFile).
+    window.atelierFiles = { pathOf: (dropped) => where.get(dropped) ?? null }
+    await drop([
+      { file: put('/home/ana/Harbour'), folder: true },
+      { file: put('/home/ana/Desktop/b.png') },
+      { file: put('/home/ana/Desktop/a.png') },
+      { file: put('/home/ana/Pictures/c [1].png') },
+    ])
+    expect(main.argsOf('uploads.start')).toEqual([
+      { path: '/home/ana/Harbour', watch: false },
+      { path: '/home/ana/Desktop', files: ['b.png', 'a.png'], watch: false },
+      { path: '/home/ana/Pictures', files: ['c [1].png'], watch: false },
+    ])
+    // Nothing to choose: the uploads are under way, and shown, named by what was dropped.
+    expect(screen.queryByRole('dialog')).toBeNull()
+    const panel = screen.getByRole('complementary', { name: 'Uploads' })
+    expect(
+      within(panel)
+        .getAllByRole('listitem')
+        .map((card) => card.getAttribute('aria-label')),
+    ).toEqual(
+      expect.arrayContaining([
+        'Upload of Harbour',
+        'Upload of 2 files from Desktop',
+        'Upload of c [1].png',
+      ]),
+    )
+  })
+
+  it('leaves out what has no path, and says so', async () => {
+    const photo = file('photo.png')
+    window.atelierFiles = {
+      pathOf: (dropped) => (dropped === photo ? '/home/ana/photo.png' : null),
+    }
+    await drop([{ file: photo }, { file: file('made-in-script.png') }])
+    expect(main.argsOf('uploads.start')).toEqual([
+      { path: '/home/ana', files: ['photo.png'], watch: false },
+    ])
+    expect(screen.getByTestId('toast').textContent).toContain('1 item left out')
+  })
+
+  it('asks for the folder in the browser mode, where a drop has no path', async () => {
+    await drop([{ file: file('photo.png') }, { file: file('Harbour'), folder: true }])
+    expect(main.argsOf('uploads.start')).toEqual([])
+    expect(screen.getByTestId('toast').textContent).toContain('Choose the folder to upload')
+    expect(screen.getByRole('dialog', { name: 'Choose a folder to upload' })).toBeTruthy()
+  })
+
+  it('asks for the folder too when the desktop cannot tell where the files are', async () => {
+    window.atelierFiles = { pathOf: () => null }
+    await drop([{ file: file('photo.png') }])
+    expect(main.argsOf('uploads.start')).toEqual([])
+    expect(screen.getByRole('dialog', { name: 'Choose a folder to upload' })).toBeTruthy()
+  })
+
+  it('splits a path of either kind into its folder and name', () => {
+    expect(splitPath('/home/ana/a.png')).toEqual({ folder: '/home/ana', name: 'a.png' })
+    expect(splitPath('/a.png')).toEqual({ folder: '/', name: 'a.png' })
+    expect(splitPath('C:\\Users\\ana\\a.png')).toEqual({ folder: 'C:\\Users\\ana', name: 'a.png' })
+    expect(splitPath('C:\\a.png')).toEqual({ folder: 'C:\\', name: 'a.png' })
+    expect(splitPath('a.png')).toBeNull()
   })
 })

@@ -217,10 +217,18 @@ const V5_LOCAL_FLOWS = `
   ) STRICT, WITHOUT ROWID;
 `
 
+const V6_NAMED_FILES = `
+  -- 1 when the manifest's latest upload named some files of its folder (files dropped on the
+  -- window) instead of taking the whole folder: resuming it after a restart sends those files
+  -- again, never the rest of the folder, which the person did not pick.
+  ALTER TABLE upload_manifests ADD COLUMN files_only INTEGER NOT NULL DEFAULT 0;
+`
+
 export const LEDGER_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'run intents and the outbox', up: V1_INTENTS_AND_OUTBOX },
   { version: 2, name: 'upload manifests, files and parts', up: V2_UPLOADS },
   { version: 3, name: 'outbox error codes, placeholders and answers', up: V3_OUTBOX_ANSWERS },
   { version: 4, name: 'flow runs and their node runs', up: V4_FLOW_RUNS },
   { version: 5, name: 'local flows and their versions', up: V5_LOCAL_FLOWS },
+  { version: 6, name: 'uploads of named files', up: V6_NAMED_FILES },
 ]

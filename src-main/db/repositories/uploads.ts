@@ -26,6 +26,20 @@ export interface UploadManifest {
   updatedMs: number
   finishedMs: number | null
   lastError: string | null
+  /**
+   * Its latest upload named some files of the folder rather than the whole folder (files
+   * dropped on the window): a resume sends the files it lists, and scans nothing else.
+   */
+  filesOnly: boolean
+}
+
+/** A manifest as SQLite answers it, a 0/1 integer where the manifest has a boolean. */
+type ManifestRow = Omit<UploadManifest, 'filesOnly'> & { filesOnly: number }
+
+const manifestOf = (row: unknown): UploadManifest | null => {
+  if (row === undefined) return null
+  const manifest = row as ManifestRow
+  return { ...manifest, filesOnly: manifest.filesOnly === 1 }
 }
 
 export interface ListedFile {
@@ -69,7 +83,7 @@ export interface UploadPart {
 
 const MANIFEST = `id, profile, org_id AS orgId, root_path AS rootPath,
   target_folder_id AS targetFolderId, state, created_ms AS createdMs, updated_ms AS updatedMs,
-  finished_ms AS finishedMs, last_error AS lastError`
+  finished_ms AS finishedMs, last_error AS lastError, files_only AS filesOnly`
 
 const FILE = `seq, manifest_id AS manifestId, relative_path AS relativePath,
   size_bytes AS sizeBytes, mtime_ms AS mtimeMs, sha256, content_type AS contentType,
@@ -88,6 +102,7 @@ export class UploadsRepository {
   private readonly unfinishedManifests: Database.Statement
   private readonly latestManifest: Database.Statement
   private readonly manifestState: Database.Statement
+  private readonly manifestFilesOnly: Database.Statement
   private readonly listFile: Database.Statement
   private readonly fileBySeq: Database.Statement
   private readonly filesFirst: Database.Statement
@@ -112,8 +127,8 @@ export class UploadsRepository {
   ) {
     this.insertManifest = db.prepare(`
       INSERT INTO upload_manifests (id, profile, org_id, root_path, target_folder_id, state,
-        created_ms, updated_ms)
-      VALUES (?, ?, ?, ?, ?, 'scanning', ?, ?)`)
+        created_ms, updated_ms, files_only)
+      VALUES (?, ?, ?, ?, ?, 'scanning', ?, ?, ?)`)
     this.manifestById = db.prepare(`SELECT ${MANIFEST} FROM upload_manifests WHERE id = ?`)
     this.unfinishedManifests = db.prepare(`
       SELECT ${MANIFEST} FROM upload_manifests
@@ -127,6 +142,9 @@ export class UploadsRepository {
       UPDATE upload_manifests SET state = ?, last_error = ?, updated_ms = ?,
         finished_ms = CASE WHEN ? IN ('finished', 'failed', 'canceled') THEN ? END
       WHERE id = ?`)
+    this.manifestFilesOnly = db.prepare(
+      `UPDATE upload_manifests SET files_only = ?, updated_ms = ? WHERE id = ? AND files_only != ?`,
+    )
     // A file listed again unchanged keeps its progress; one whose size or mtime moved starts over.
     this.listFile = db.prepare(`
       INSERT INTO upload_files (manifest_id, relative_path, size_bytes, mtime_ms, state, updated_ms)
@@ -196,6 +214,8 @@ export class UploadsRepository {
     orgId: string
     rootPath: string
     targetFolderId?: string | null
+    /** See `UploadManifest.filesOnly`; false by default. */
+    filesOnly?: boolean
   }): UploadManifest {
     const id = manifest.id ?? randomUUID()
     const now = this.clock()
@@ -207,12 +227,19 @@ export class UploadsRepository {
       manifest.targetFolderId ?? null,
       now,
       now,
+      manifest.filesOnly ? 1 : 0,
     )
     return this.getManifest(id) as UploadManifest
   }
 
   getManifest(id: string): UploadManifest | null {
-    return (this.manifestById.get(id) as UploadManifest | undefined) ?? null
+    return manifestOf(this.manifestById.get(id))
+  }
+
+  /** Whether the manifest's latest upload named its files (see `UploadManifest.filesOnly`). */
+  setFilesOnly(id: string, filesOnly: boolean): void {
+    const flag = filesOnly ? 1 : 0
+    this.manifestFilesOnly.run(flag, this.clock(), id, flag)
   }
 
   /**
@@ -224,13 +251,14 @@ export class UploadsRepository {
     rootPath: string,
     targetFolderId: string | null,
   ): UploadManifest | null {
-    const row = this.latestManifest.get(scope.profile, scope.orgId, rootPath, targetFolderId)
-    return (row as UploadManifest | undefined) ?? null
+    return manifestOf(this.latestManifest.get(scope.profile, scope.orgId, rootPath, targetFolderId))
   }
 
   /** Manifests to resume after a restart, oldest first. */
   unfinished(scope: { profile: string; orgId: string }): UploadManifest[] {
-    return this.unfinishedManifests.all(scope.profile, scope.orgId) as UploadManifest[]
+    return this.unfinishedManifests
+      .all(scope.profile, scope.orgId)
+      .map((row) => manifestOf(row) as UploadManifest)
   }
 
   setManifestState(id: string, state: UploadManifestState, error: string | null = null): boolean {

@@ -22,6 +22,9 @@
  *   brings its assets and folders into the mirror. The engine's public entry gives a file's
  *   bytes only when its state changes, so a file's own bar moves by state, the overall bar by
  *   bytes.
+ * - Files dropped on the window (the desktop one: a browser gives no path for a dropped file)
+ *   are uploaded as `uploads.start` of the folder they come from with `files` naming them, one
+ *   call per folder, into the top level of the assets by default; see `UploadManager`.
  * - Watched folders are kept in `<home>/watched-folders.json` and watched again at the next start.
  * - `browse.ts` lists a folder's sub-folders for the browser mode's folder dialog, which has no
  *   native paths; it refuses what is not a readable folder, with the reason.

@@ -13,6 +13,7 @@ import type { Databases } from '../../db'
 import type { Logger } from '../../log'
 import { isServiceError, type ServiceClient } from '../../service'
 import {
+  defaultTarget,
   isUploadScanError,
   isUploadTransferError,
   startFolderUpload,
@@ -52,6 +53,8 @@ interface Entry {
   changed: Map<number, UploadFileRow>
   handle: FolderUpload | null
   manifestId: string | null
+  /** The files of the folder it uploads, sorted; undefined for the whole folder. */
+  named: readonly string[] | undefined
   concurrency: number | undefined
   lastSentAt: number
   timer: NodeJS.Timeout | null
@@ -71,6 +74,13 @@ const ACTIVE: ReadonlySet<UploadState> = new Set(['scanning', 'folders', 'upload
  * `watched-folders.json` and watched again at the next start. Unfinished manifests of earlier
  * sessions are listed as `interrupted`; resuming one uploads its folder again, which the engine
  * continues from the ledger.
+ *
+ * Files dropped on the window are uploaded as `start({ path: their folder, files: [names] })`:
+ * the engine lists only those files of the folder (it does not walk the rest of it), and puts
+ * them at the top level of the assets unless a folder is named, since the person picked files,
+ * not their folder. The folder's manifest is the same as for the whole folder (what was sent
+ * either way is not sent again), and it remembers that its latest upload named files, so that
+ * resuming it after a restart sends those files only (see `namedFilesOf`).
  */
 export class UploadManager {
   private readonly entries = new Map<string, Entry>()
@@ -88,21 +98,35 @@ export class UploadManager {
 
   async start(args: {
     path: string
+    files?: readonly string[] | undefined
     folder?: string | null | undefined
     concurrency?: number | undefined
     watch: boolean
   }): Promise<UploadSummary> {
     const root = await readableFolder(args.path)
     if (args.watch) {
+      // The channel refuses files with a watch; a caller in this process is told the same.
+      if (args.files) {
+        throw new AssetsError(
+          'UPLOAD_WATCHED',
+          'A watch is of a whole folder: leave out the files, or watch the folder.',
+        )
+      }
       const watch = await this.watch({ path: root, folder: args.folder })
       return this.summaryOf(watch.id)
     }
+    const named = args.files === undefined ? undefined : [...new Set(args.files)].sort()
+    const key = named?.join('\0')
+    // The same folder (or the same files of it) asked for again while it is uploading.
     const running = [...this.entries.values()].find(
-      (entry) => entry.summary.root === root && ACTIVE.has(entry.summary.state),
+      (entry) =>
+        entry.summary.root === root &&
+        ACTIVE.has(entry.summary.state) &&
+        entry.named?.join('\0') === key,
     )
     if (running) return structuredClone(running.summary)
-    const folderName = args.folder === undefined ? basename(root) : args.folder
-    const entry = this.newEntry(randomUUID(), root, folderName, false)
+    const folderName = defaultTarget(root, { folder: args.folder, files: named })
+    const entry = this.newEntry(randomUUID(), root, folderName, false, named)
     entry.concurrency = args.concurrency
     this.run(entry)
     return structuredClone(entry.summary)
@@ -119,7 +143,8 @@ export class UploadManager {
   resume(id: string): UploadSummary {
     const interrupted = this.interrupted().find((summary) => summary.id === id)
     if (interrupted) {
-      const entry = this.newEntry(id, interrupted.root, interrupted.folderName, false)
+      const named = this.namedFilesOf(id)
+      const entry = this.newEntry(id, interrupted.root, interrupted.folderName, false, named)
       this.run(entry)
       return structuredClone(entry.summary)
     }
@@ -222,7 +247,35 @@ export class UploadManager {
     return entry
   }
 
-  private newEntry(id: string, root: string, folderName: string | null, watched: boolean): Entry {
+  /**
+   * The files a resume of an earlier session's manifest sends when its upload named files: the
+   * ones not finished yet (all of them if none is left, so the upload ends as it should);
+   * undefined when it was of the whole folder, which is scanned again.
+   */
+  private namedFilesOf(manifestId: string): string[] | undefined {
+    const uploads = this.options.databases.ledger.uploads
+    if (!uploads.getManifest(manifestId)?.filesOnly) return undefined
+    const all: string[] = []
+    const left: string[] = []
+    let after: string | null = null
+    do {
+      const page = uploads.files(manifestId, { limit: 1000, after })
+      for (const row of page.items) {
+        all.push(row.relativePath)
+        if (!['confirmed', 'duplicate', 'skipped'].includes(row.state)) left.push(row.relativePath)
+      }
+      after = page.next
+    } while (after !== null)
+    return (left.length > 0 ? left : all).sort()
+  }
+
+  private newEntry(
+    id: string,
+    root: string,
+    folderName: string | null,
+    watched: boolean,
+    named?: readonly string[],
+  ): Entry {
     const entry: Entry = {
       summary: {
         id,
@@ -240,11 +293,13 @@ export class UploadManager {
         skipped: 0,
         unreadable: 0,
         error: null,
+        ...(named ? { named: { count: named.length, first: named[0] ?? '' } } : {}),
       },
       files: new Map(),
       changed: new Map(),
       handle: null,
       manifestId: null,
+      named,
       concurrency: undefined,
       lastSentAt: 0,
       timer: null,
@@ -262,6 +317,7 @@ export class UploadManager {
       orgId,
       root: entry.summary.root,
       folder: entry.summary.folderName,
+      ...(entry.named ? { files: entry.named } : {}),
       concurrency: entry.concurrency,
       onProgress: (progress: UploadProgress) => {
         this.progressed(entry, progress)
@@ -399,6 +455,10 @@ export class UploadManager {
       known.add(entry.summary.id)
       if (ACTIVE.has(entry.summary.state)) roots.add(entry.summary.root)
     }
+    const namedOf = (manifestId: string, count: number) => ({
+      count,
+      first: uploads.files(manifestId, { limit: 1 }).items[0]?.relativePath ?? '',
+    })
     return uploads
       .unfinished({ profile, orgId })
       .filter((manifest) => !known.has(manifest.id) && !roots.has(manifest.rootPath))
@@ -448,6 +508,7 @@ export class UploadManager {
           skipped: 0,
           unreadable: 0,
           error: null,
+          ...(manifest.filesOnly ? { named: namedOf(manifest.id, all.files) } : {}),
         }
       })
   }

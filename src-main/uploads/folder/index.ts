@@ -1,6 +1,7 @@
 export {
   DEFAULT_FILE_CONCURRENCY,
   DEFAULT_PARTS_IN_FLIGHT,
+  defaultTarget,
   startFolderUpload,
   type FolderUpload,
   type FolderUploadOptions,

@@ -45,6 +45,14 @@ export interface FolderUploadOptions {
    * puts the tree at the top level itself.
    */
   folder?: string | null | undefined
+  /**
+   * Only these files of the folder ('/'-separated paths inside it), not the whole folder: files
+   * dropped on the window. The folder is not walked; the same rules (names, links, media) apply
+   * to each file, and `include`/`exclude` too. With files, `folder` defaults to null (the top
+   * level): the person picked files, not their folder. The manifest remembers it (`filesOnly`),
+   * so that a resume after a restart sends these files, never the rest of the folder.
+   */
+  files?: readonly string[] | undefined
   include?: readonly string[] | undefined
   exclude?: readonly string[] | undefined
   /** Images and videos by default. */
@@ -180,17 +188,28 @@ class FolderUploadRun {
     // The scan first: a folder that is not there (or not readable) must leave nothing behind,
     // neither an asset folder on the service nor a manifest.
     this.phase('scanning')
+    const filesOnly = options.files !== undefined
     const scan = await scanFolder(this.root, {
       include: options.include,
       exclude: options.exclude,
       mediaTypes: options.mediaTypes ?? ['image', 'video'],
+      ...(filesOnly ? { only: options.files } : {}),
     })
     const folders = new AssetFolders(options.service)
-    const targetName = options.folder === undefined ? basename(this.root) : options.folder
+    const targetName = defaultTarget(this.root, options)
     const target = targetName === null ? null : await folders.ensure(null, targetName)
+    // The folder's manifest, whichever way it was uploaded before: what was sent then is not
+    // sent again. It takes this upload's way (whole folder or named files) for a resume.
+    const known = options.uploads.latest(scope, this.root, target)
+    if (known) options.uploads.setFilesOnly(known.id, filesOnly)
     const manifest =
-      options.uploads.latest(scope, this.root, target) ??
-      options.uploads.createManifest({ ...scope, rootPath: this.root, targetFolderId: target })
+      known ??
+      options.uploads.createManifest({
+        ...scope,
+        rootPath: this.root,
+        targetFolderId: target,
+        filesOnly,
+      })
     this.tally.manifestId = manifest.id
     options.uploads.addFiles(manifest.id, scan.files)
     this.contentTypes = new Map(
@@ -566,6 +585,18 @@ class FolderUploadRun {
   private snapshot(): UploadProgress {
     return this.tally.snapshot()
   }
+}
+
+/**
+ * The asset folder's name an upload goes into when `folder` is left out: the folder's own name,
+ * or the top level (null) for named files.
+ */
+export function defaultTarget(
+  root: string,
+  options: Pick<FolderUploadOptions, 'folder' | 'files'>,
+): string | null {
+  if (options.folder !== undefined) return options.folder
+  return options.files === undefined ? basename(resolve(root)) : null
 }
 
 interface Claim {

@@ -7,7 +7,8 @@ import {
   type FolderUploadSummary,
 } from './upload'
 
-export interface FolderWatchOptions extends FolderUploadOptions {
+/** A watch is of the whole folder: it names no files. */
+export interface FolderWatchOptions extends Omit<FolderUploadOptions, 'files'> {
   /** Told after every pass: the first over the whole folder, then one per burst of changes. */
   onPass?: ((summary: FolderUploadSummary) => void) | undefined
   /** Quiet time after the last change before a pass starts (default 1 s). */

@@ -8,7 +8,7 @@ import {
   statSync,
 } from 'node:fs'
 import { lstat, stat } from 'node:fs/promises'
-import { join, relative, resolve, sep } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fdir, type FSLike } from 'fdir'
 import type { ListedFile } from '../../db/repositories/uploads'
 import {
@@ -42,6 +42,13 @@ export interface ScanOptions {
    * read and every regular file is listed.
    */
   mediaTypes?: readonly SniffedMediaType[]
+  /**
+   * List these files ('/'-separated paths inside the folder) instead of walking the folder: the
+   * files a person dropped, without reading the rest of the folder they sit in. The same rules
+   * apply to each as to a walked file (names, links, patterns, media); one that is missing, is a
+   * folder or would lie outside the folder becomes a problem.
+   */
+  only?: readonly string[]
   signal?: AbortSignal
 }
 
@@ -75,7 +82,10 @@ export interface SkippedCounts {
 export interface ScanProblem {
   relativePath: string
   kind: 'file' | 'folder'
-  /** The system's error code (EACCES, ENOENT, ENAMETOOLONG...) or NOT_A_FILE. */
+  /**
+   * The system's error code (EACCES, ENOENT, ENAMETOOLONG...), NOT_A_FILE, or NOT_IN_FOLDER (a
+   * named file whose path would lead out of the folder).
+   */
   code: string
   message: string
 }
@@ -193,6 +203,125 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
 
   const skipped = emptyCounts()
   const problems: ScanProblem[] = []
+  const paths = options.only
+    ? named(rootPath, options.only, patterns, skipped, problems)
+    : await walk(rootPath, patterns, skipped, problems, signal)
+  if (signal?.aborted) throw abortedError(signal, 'scan')
+  // The default sort compares UTF-16 code units: the same order on every machine and locale.
+  paths.sort()
+
+  // A file can change between the listing and its stat: it is taken as the stat shows it.
+  const listed = new Array<ScannedFile | null>(paths.length).fill(null)
+  await eachLimited(paths, STAT_CONCURRENCY, signal, async (relativePath, index) => {
+    try {
+      const stats = await lstat(join(rootPath, relativePath))
+      if (stats.isSymbolicLink()) skipped.symlink++
+      else if (options.only && (await throughLink(rootPath, relativePath))) skipped.symlink++
+      // Only a named path can be a folder here: the walk lists files.
+      else if (stats.isDirectory()) problems.push(notAFile(relativePath))
+      else if (!stats.isFile()) skipped.specialFile++
+      else {
+        listed[index] = {
+          relativePath,
+          sizeBytes: stats.size,
+          mtimeMs: Math.floor(stats.mtimeMs),
+          media: null,
+        }
+      }
+    } catch (error) {
+      problems.push(problem(relativePath, 'file', error))
+    }
+  })
+  if (signal?.aborted) throw abortedError(signal, 'scan')
+  let files = listed.filter((file) => file !== null)
+
+  const wanted = options.mediaTypes
+  if (wanted) {
+    await eachLimited(files, SNIFF_CONCURRENCY, signal, async (file) => {
+      try {
+        const media = await sniffFile(join(rootPath, file.relativePath), file.sizeBytes)
+        if (media && wanted.includes(media.mediaType)) file.media = media
+        else skipped.notMedia++
+      } catch (error) {
+        problems.push(problem(file.relativePath, 'file', error))
+      }
+    })
+    if (signal?.aborted) throw abortedError(signal, 'scan')
+    files = files.filter((file) => file.media !== null)
+  }
+  return { root: rootPath, files, skipped, problems: problems.sort(byPath) }
+}
+
+/**
+ * Whether a named file's path goes through a linked folder inside the root, which a walk would
+ * not have entered (see `entryFilter`).
+ */
+async function throughLink(rootPath: string, relativePath: string): Promise<boolean> {
+  const segments = relativePath.split('/').slice(0, -1)
+  for (let depth = 1; depth <= segments.length; depth++) {
+    if ((await lstat(join(rootPath, ...segments.slice(0, depth)))).isSymbolicLink()) return true
+  }
+  return false
+}
+
+function notAFile(relativePath: string): ScanProblem {
+  return {
+    relativePath,
+    kind: 'file',
+    code: 'NOT_A_FILE',
+    message: `"${relativePath}" is a folder, not a file. Upload the folder itself instead.`,
+  }
+}
+
+/**
+ * The named files (see `ScanOptions.only`) that pass the rules a walk applies to names and
+ * patterns, each once; the others are counted, or are problems when they are not in the folder.
+ */
+function named(
+  rootPath: string,
+  only: readonly string[],
+  patterns: PathPatterns,
+  skipped: SkippedCounts,
+  problems: ScanProblem[],
+): string[] {
+  const kept: string[] = []
+  for (const relativePath of new Set(only)) {
+    const segments = relativePath.split('/')
+    // Resolved again, not trusted: on Windows a backslash inside a segment is a separator too.
+    const inside = relative(rootPath, resolve(rootPath, ...segments))
+    if (
+      segments.some((segment) => segment === '' || segment === '.' || segment === '..') ||
+      inside === '' ||
+      isAbsolute(inside) ||
+      inside.split(sep)[0] === '..'
+    ) {
+      problems.push({
+        relativePath,
+        kind: 'file',
+        code: 'NOT_IN_FOLDER',
+        message: `"${relativePath}" is not a file inside ${rootPath}. Name files by their path inside the folder.`,
+      })
+      continue
+    }
+    // As a walk would: a hidden or excluded folder on the way leaves the file out too.
+    const byName = segments.map(skipReasonOfName).find((reason) => reason !== null)
+    const prefixes = segments.map((_, depth) => segments.slice(0, depth + 1).join('/'))
+    if (byName) skipped[byName]++
+    else if (prefixes.some((prefix) => patterns.excludes(prefix))) skipped.excluded++
+    else if (!patterns.includes(relativePath)) skipped.notIncluded++
+    else kept.push(relativePath)
+  }
+  return kept
+}
+
+/** Every file under the folder that the rules keep, as '/'-separated paths inside it. */
+async function walk(
+  rootPath: string,
+  patterns: PathPatterns,
+  skipped: SkippedCounts,
+  problems: ScanProblem[],
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
   let rootFailure: unknown = null
   const keep = entryFilter(patterns, skipped)
   // fdir drops unreadable folders and special files silently; its listing call is where both
@@ -227,45 +356,5 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
   const crawler = new fdir({ relativePaths: true, pathSeparator: '/', signal, fs })
   const paths = await crawler.crawl(rootPath).withPromise()
   if (rootFailure !== null) throw folderError(rootPath, rootFailure)
-  if (signal?.aborted) throw abortedError(signal, 'scan')
-  // The default sort compares UTF-16 code units: the same order on every machine and locale.
-  paths.sort()
-
-  // A file can change between the listing and its stat: it is taken as the stat shows it.
-  const listed = new Array<ScannedFile | null>(paths.length).fill(null)
-  await eachLimited(paths, STAT_CONCURRENCY, signal, async (relativePath, index) => {
-    try {
-      const stats = await lstat(join(rootPath, relativePath))
-      if (stats.isSymbolicLink()) skipped.symlink++
-      else if (!stats.isFile()) skipped.specialFile++
-      else {
-        listed[index] = {
-          relativePath,
-          sizeBytes: stats.size,
-          mtimeMs: Math.floor(stats.mtimeMs),
-          media: null,
-        }
-      }
-    } catch (error) {
-      problems.push(problem(relativePath, 'file', error))
-    }
-  })
-  if (signal?.aborted) throw abortedError(signal, 'scan')
-  let files = listed.filter((file) => file !== null)
-
-  const wanted = options.mediaTypes
-  if (wanted) {
-    await eachLimited(files, SNIFF_CONCURRENCY, signal, async (file) => {
-      try {
-        const media = await sniffFile(join(rootPath, file.relativePath), file.sizeBytes)
-        if (media && wanted.includes(media.mediaType)) file.media = media
-        else skipped.notMedia++
-      } catch (error) {
-        problems.push(problem(file.relativePath, 'file', error))
-      }
-    })
-    if (signal?.aborted) throw abortedError(signal, 'scan')
-    files = files.filter((file) => file.media !== null)
-  }
-  return { root: rootPath, files, skipped, problems: problems.sort(byPath) }
+  return paths
 }

@@ -7,6 +7,7 @@ import { useAppStore } from '../store'
 import type { AssetFilters } from '../store/assets'
 import { AssetBrowser } from './AssetBrowser'
 import { AssetDetailPanel } from './AssetDetailPanel'
+import { droppedPaths } from './dropped'
 import { FolderPicker } from './FolderPicker'
 import { FolderTree } from './FolderTree'
 import { UploadsPanel } from './UploadsPanel'
@@ -49,6 +50,7 @@ export function AssetsPage() {
       running: s.uploads.filter((u) => ['scanning', 'folders', 'uploading'].includes(u.state))
         .length,
       choose: s.chooseUploadFolder,
+      uploadDropped: s.uploadDropped,
       moveAssets: s.moveAssets,
       deleteAssets: s.deleteAssets,
       tree: s.assetTree,
@@ -93,11 +95,26 @@ export function AssetsPage() {
         if (!fromSystem(event)) return
         event.preventDefault()
         setDropping(false)
-        // A browser gives no path for a dropped folder: the folder is chosen by its path instead.
+        // Read now: the drop's items are gone once this handler returns.
+        const dropped = droppedPaths(event.dataTransfer)
+        if (dropped && (dropped.folders.length > 0 || dropped.files.length > 0)) {
+          if (dropped.unknown > 0) {
+            state.pushToast({
+              tone: 'warning',
+              title: `${plural(dropped.unknown, 'item', 'items')} left out`,
+              message: 'They are not files or folders of this machine.',
+            })
+          }
+          void state.uploadDropped(dropped)
+          return
+        }
+        // A browser gives no path for what is dropped (only the desktop window can tell it):
+        // the folder is chosen by its path instead.
         state.pushToast({
           tone: 'info',
           title: 'Choose the folder to upload',
-          message: 'A dropped folder does not say where it is on this machine; pick it here.',
+          message:
+            'A browser does not say where dropped files are on this machine; pick their folder here.',
         })
         void state.choose()
       }}
@@ -242,7 +259,7 @@ export function AssetsPage() {
             <p>
               {filtered
                 ? 'Try other words or filters.'
-                : 'Drop a folder here or choose one: its sub-folders become asset folders.'}
+                : 'Drop folders or files here, or choose a folder: its sub-folders become asset folders.'}
             </p>
           </div>
         ) : (
@@ -250,7 +267,7 @@ export function AssetsPage() {
         )}
         {dropping ? (
           <div className="asset-drop-zone" aria-hidden="true">
-            Drop to upload a folder
+            Drop to upload
           </div>
         ) : null}
       </section>

@@ -124,7 +124,14 @@ function UploadCard({ upload }: { upload: UploadSummary }) {
   const running = ['scanning', 'folders', 'uploading'].includes(upload.state)
   const done = upload.files.done + upload.files.duplicates + upload.files.failed
   const eta = running ? etaWords(upload.etaSeconds) : null
-  const name = upload.root.split(/[\\/]/).filter(Boolean).at(-1) ?? upload.root
+  const folder = upload.root.split(/[\\/]/).filter(Boolean).at(-1) ?? upload.root
+  // Files dropped on the window: named by the file, or by how many from which folder.
+  const named = upload.named
+  const name = !named
+    ? folder
+    : named.count === 1
+      ? (named.first.split('/').at(-1) ?? named.first)
+      : `${named.count.toLocaleString()} files from ${folder}`
   return (
     <li className={`upload-card ${upload.state}`} aria-label={`Upload of ${name}`}>
       <div className="upload-card-head">

@@ -1,47 +1,10 @@
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { EvaluationSubmitInput } from '../../../src-shared/domain/evaluations'
-import type { AssetResult } from '../../../src-shared/domain/search'
+import { AssetPicker } from '../components/AssetPicker'
 import type { PlainError } from '../shell/errorWords'
 import { Modal } from '../shell/Modal'
 import { useAppStore } from '../store'
-
-const SEARCH_MS = 200
-
-/** Image assets of the mirror whose name or folder matches the words, newest first without. */
-function useAssetSearch(text: string): { found: AssetResult[]; problem: string | null } {
-  const [state, setState] = useState<{ found: AssetResult[]; problem: string | null }>({
-    found: [],
-    problem: null,
-  })
-  useEffect(() => {
-    const api = window.atelier
-    if (!api) return
-    let current = true
-    const timer = setTimeout(() => {
-      void api.search
-        .query({ text, kind: 'assets', mediaType: 'image', limit: 20 })
-        .then((result) => {
-          if (!current) return
-          setState(
-            result.ok
-              ? {
-                  found: result.value.items.filter(
-                    (item): item is AssetResult => item.kind === 'asset',
-                  ),
-                  problem: null,
-                }
-              : { found: [], problem: result.error.message },
-          )
-        })
-    }, SEARCH_MS)
-    return () => {
-      current = false
-      clearTimeout(timer)
-    }
-  }, [text])
-  return state
-}
 
 /**
  * "Submit an evaluation…": an image asset of the organization (searched in the mirror), or an
@@ -57,7 +20,6 @@ export function SubmitDialog() {
     })),
   )
   const [from, setFrom] = useState<'asset' | 'file'>('asset')
-  const [words, setWords] = useState('')
   const [assetId, setAssetId] = useState<string | null>(null)
   const [path, setPath] = useState('')
   const [jobClass, setJobClass] = useState<'standard' | 'quick'>('standard')
@@ -65,7 +27,6 @@ export function SubmitDialog() {
   const [instructions, setInstructions] = useState(reevaluate?.instructions ?? '')
   const [sending, setSending] = useState(false)
   const [problem, setProblem] = useState<PlainError | null>(null)
-  const { found, problem: searchProblem } = useAssetSearch(words)
   const close = () => {
     setSubmitOpen(false)
   }
@@ -131,45 +92,12 @@ export function SubmitDialog() {
             ))}
           </div>
           {from === 'asset' ? (
-            <div className="asset-picker">
-              <input
-                type="search"
-                placeholder="Search image assets by name or folder"
-                aria-label="Search the assets"
-                value={words}
-                onChange={(event) => {
-                  setWords(event.target.value)
-                }}
-              />
-              <ul role="listbox" aria-label="Image assets">
-                {found.map((asset) => (
-                  <li
-                    key={asset.id}
-                    role="option"
-                    aria-selected={asset.id === assetId}
-                    className={asset.id === assetId ? 'chosen' : ''}
-                    tabIndex={0}
-                    onClick={() => {
-                      setAssetId(asset.id)
-                    }}
-                    onKeyDown={(event) => {
-                      if (event.key === 'Enter' || event.key === ' ') {
-                        event.preventDefault()
-                        setAssetId(asset.id)
-                      }
-                    }}
-                  >
-                    <span className="asset-name">{asset.title}</span>
-                    <span className="muted">{asset.folderPath ?? '/'}</span>
-                  </li>
-                ))}
-                {found.length === 0 ? (
-                  <li className="muted" aria-disabled="true">
-                    {searchProblem ?? 'No image assets match. Sync, or upload images in Assets.'}
-                  </li>
-                ) : null}
-              </ul>
-            </div>
+            <AssetPicker
+              chosen={assetId}
+              onChoose={(asset) => {
+                setAssetId(asset.id)
+              }}
+            />
           ) : (
             <div className="field">
               <label className="field">

@@ -1,13 +1,14 @@
 import type { StateCreator } from 'zustand'
 import type { MediaType } from '../../../src-shared/api'
-import type {
-  AssetDetail,
-  AssetFolderTree,
-  AssetItem,
-  HeldDelete,
-  UploadFileRow,
-  UploadSummary,
-  WatchedFolder,
+import {
+  UPLOAD_FILES_MAX,
+  type AssetDetail,
+  type AssetFolderTree,
+  type AssetItem,
+  type HeldDelete,
+  type UploadFileRow,
+  type UploadSummary,
+  type WatchedFolder,
 } from '../../../src-shared/domain/assets'
 import type { AtelierApi } from '../../../src-shared/ipc/api'
 import type { IpcError, IpcResult } from '../../../src-shared/ipc/result'
@@ -83,10 +84,16 @@ export interface AssetsSlice {
   setFolderPickerOpen: (open: boolean) => void
   /** Opens the system dialog in the desktop app, the browsing dialog in the browser. */
   chooseUploadFolder: () => Promise<void>
+  /** Uploads a folder, or with `files` only those files of it (names inside it). */
   startUpload: (
     path: string,
-    options?: { watch?: boolean; folder?: string | null },
+    options?: { watch?: boolean; folder?: string | null; files?: string[] },
   ) => Promise<boolean>
+  /** Uploads what was dropped from the desktop: each folder, and the files by their folder. */
+  uploadDropped: (dropped: {
+    folders: string[]
+    files: { folder: string; names: string[] }[]
+  }) => Promise<void>
   uploadAction: (id: string, action: 'pause' | 'resume' | 'cancel' | 'dismiss') => Promise<void>
   loadUploads: () => Promise<void>
   loadUploadFiles: (id: string) => Promise<void>
@@ -396,6 +403,7 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
       const started = await attempt(
         calls.uploads.start({
           path,
+          ...(options.files === undefined ? {} : { files: options.files }),
           watch: options.watch ?? false,
           ...(options.folder === undefined ? {} : { folder: options.folder }),
         }),
@@ -405,6 +413,21 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
       set({ uploadsOpen: true, uploadFiles: { ...get().uploadFiles, [started.id]: [] } })
       if (options.watch) void get().loadUploads()
       return true
+    },
+
+    uploadDropped: async ({ folders, files }) => {
+      // One upload per dropped folder, and one per folder the dropped files come from (per
+      // UPLOAD_FILES_MAX of them); each tells its own failure.
+      const batches = files.flatMap(({ folder, names }) =>
+        Array.from({ length: Math.ceil(names.length / UPLOAD_FILES_MAX) }, (_, i) => ({
+          folder,
+          names: names.slice(i * UPLOAD_FILES_MAX, (i + 1) * UPLOAD_FILES_MAX),
+        })),
+      )
+      await Promise.all([
+        ...folders.map((path) => get().startUpload(path)),
+        ...batches.map(({ folder, names }) => get().startUpload(folder, { files: names })),
+      ])
     },
 
     uploadAction: async (id, action) => {

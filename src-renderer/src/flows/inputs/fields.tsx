@@ -1,4 +1,7 @@
-import { useId, useState } from 'react'
+import { useEffect, useId, useState } from 'react'
+import type { AssetDetail } from '../../../../src-shared/domain/assets'
+import { AssetPicker } from '../../components/AssetPicker'
+import { MediaImage } from '../../components/MediaImage'
 import { boundsOf, boundsWords, choicesOf, fieldKindOf, valueWords, type PortSpec } from './spec'
 
 export interface FieldProps {
@@ -232,27 +235,107 @@ export function EnumField({ spec, value, onChange, disabled, problem }: FieldPro
   )
 }
 
-/** An image or video given by URL (or data: URL, or asset id), with a preview of an image. */
+/** A value that names an asset (its id) rather than a URL, a data: URL or a file's path. */
+const ASSET_ID = /^[^\s:/\\]+$/
+
+/** What the mirror knows of an asset named by id: undefined while it is read. */
+function useMirrorAsset(id: string | null): AssetDetail | null | undefined {
+  const [read, setRead] = useState<{ id: string; asset: AssetDetail | null } | null>(null)
+  useEffect(() => {
+    const api = window.atelier
+    if (id === null || !api) return
+    let current = true
+    void api.assets.get({ id }).then((result) => {
+      if (current) setRead({ id, asset: result.ok ? result.value : null })
+    })
+    return () => {
+      current = false
+    }
+  }, [id])
+  if (id === null) return null
+  return read?.id === id ? read.asset : undefined
+}
+
+/** The chosen asset: its name and folder, and a picture of an image through the media store. */
+function AssetPreview({ id, label, image }: { id: string; label: string; image: boolean }) {
+  const asset = useMirrorAsset(id)
+  if (asset === undefined) return null
+  if (asset === null) {
+    return <p className="muted field-note">No asset with this id in the mirror yet.</p>
+  }
+  return (
+    <div className="field-asset">
+      {image ? (
+        <MediaImage
+          className="field-preview"
+          source={{ sha256: asset.sha256, ...(asset.url ? { url: asset.url } : {}) }}
+          alt={`${label} preview`}
+        />
+      ) : null}
+      <span className="muted">
+        {asset.name} · {asset.folderPath ?? '/'}
+      </span>
+    </div>
+  )
+}
+
+/**
+ * An image or video: an asset chosen from the mirror (its id is the value), or a URL, a data:
+ * URL or an asset id typed in. The preview never loads a remote address (the window's CSP
+ * allows none): an asset's picture comes from the media store through MediaImage, a data: URL
+ * shows as it is, and a web address is only fetched when the flow runs.
+ */
 export function MediaField({ spec, value, onChange, disabled, problem }: FieldProps) {
   const id = useId()
+  const [picking, setPicking] = useState(false)
   const url = typeof value === 'string' ? value : ''
-  const showsImage = spec.variableType === 'image' && /^(https?:|data:image\/|blob:)/.test(url)
+  const image = spec.variableType === 'image'
+  const assetId = ASSET_ID.test(url) ? url : null
+  const inline = image && /^(data:image\/|blob:)/.test(url)
   return (
     <>
-      <input
-        id={id}
-        type="url"
-        aria-label={`${spec.label} URL`}
-        aria-invalid={problem ? true : undefined}
-        placeholder="https://… or data:…"
-        value={url}
-        disabled={disabled}
-        onChange={(event) => {
-          onChange(event.target.value.trim() === '' ? null : event.target.value.trim())
-        }}
-      />
-      {showsImage ? (
-        <img className="field-preview" src={url} alt={`${spec.label} preview`} />
+      <div className="field-media">
+        <input
+          id={id}
+          type="text"
+          aria-label={`${spec.label} URL`}
+          aria-invalid={problem ? true : undefined}
+          placeholder="https://…, data:… or an asset id"
+          value={url}
+          disabled={disabled}
+          onChange={(event) => {
+            onChange(event.target.value.trim() === '' ? null : event.target.value.trim())
+          }}
+        />
+        <button
+          type="button"
+          className="small-button"
+          aria-expanded={picking}
+          disabled={disabled}
+          onClick={() => {
+            setPicking(!picking)
+          }}
+        >
+          Choose asset…
+        </button>
+      </div>
+      {picking && !disabled ? (
+        <AssetPicker
+          chosen={assetId}
+          mediaType={image ? 'image' : 'video'}
+          autoFocus
+          onChoose={(asset) => {
+            onChange(asset.id)
+            setPicking(false)
+          }}
+        />
+      ) : null}
+      {assetId !== null ? <AssetPreview id={assetId} label={spec.label} image={image} /> : null}
+      {inline ? <img className="field-preview" src={url} alt={`${spec.label} preview`} /> : null}
+      {/^https?:/i.test(url) ? (
+        <p className="muted field-note">
+          A web address is fetched when the flow runs; choose an asset to see it here.
+        </p>
       ) : null}
       <Hint id={`${id}-hint`} problem={problem} />
     </>
