@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Limiter } from '../../src-main/executor/engine/limiter'
+import { Limiter } from '../../src-main/limiter'
 import {
   DEFAULT_POLL,
   nextPollWait,

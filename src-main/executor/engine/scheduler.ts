@@ -18,7 +18,7 @@ import {
   type PlannedNode,
   type RetryPlan,
 } from '../validate'
-import { Limiter } from './limiter'
+import { Limiter } from '../../limiter'
 
 /** The runner for each kind of node; sub-flows are run by the scheduler itself. */
 export interface FlowRunners {

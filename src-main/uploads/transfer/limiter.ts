@@ -1,3 +1,5 @@
+import { Limiter } from '../../limiter'
+
 /**
  * Bounds how many parts are in flight at once. One limiter is shared by every file of an upload
  * session, so the bound holds across files, not per file.
@@ -17,58 +19,7 @@ export interface CountingLimiter extends PartLimiter {
   readonly waiting: number
 }
 
-interface Waiter {
-  grant: () => void
-}
-
-/** A first-come, first-served semaphore with `max` slots. */
+/** A first-come, first-served semaphore with `max` slots (the app's `Limiter`, one priority). */
 export function createPartLimiter(max: number): CountingLimiter {
-  if (!Number.isInteger(max) || max < 1) {
-    throw new RangeError(`A part limiter needs at least one slot, got ${String(max)}.`)
-  }
-  let inFlight = 0
-  const queue: Waiter[] = []
-
-  const releaser = (): (() => void) => {
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      const next = queue.shift()
-      // The slot passes straight to the next waiter, so nobody can jump the queue meanwhile.
-      if (next) next.grant()
-      else inFlight--
-    }
-  }
-
-  return {
-    get inFlight() {
-      return inFlight
-    },
-    get waiting() {
-      return queue.length
-    },
-    acquire(signal) {
-      if (signal.aborted) return Promise.reject(signal.reason as Error)
-      if (inFlight < max) {
-        inFlight++
-        return Promise.resolve(releaser())
-      }
-      return new Promise((resolve, reject) => {
-        const waiter: Waiter = {
-          grant: () => {
-            signal.removeEventListener('abort', onAbort)
-            resolve(releaser())
-          },
-        }
-        function onAbort(): void {
-          const index = queue.indexOf(waiter)
-          if (index !== -1) queue.splice(index, 1)
-          reject(signal.reason as Error)
-        }
-        signal.addEventListener('abort', onAbort, { once: true })
-        queue.push(waiter)
-      })
-    },
-  }
+  return new Limiter(max)
 }
