@@ -1,6 +1,6 @@
 /**
- * The Settings section's services (issue 8): profiles, the local sandbox, webhooks, what the
- * mirror keeps and what the local data takes. One entry point for the hosts,
+ * The Settings section's services (issue 8): profiles, the local sandbox, webhooks, callback
+ * secrets, what the mirror keeps and what the local data takes. One entry point for the hosts,
  * `new CoreHost({ home, logger })` then `createSettingsService({ host, logger })`.
  *
  * Decisions, and why:
@@ -21,6 +21,10 @@
  *   media downloads and the output store's cap.
  * - Webhooks go to the service only (OFFLINE when it cannot be reached); their signing secret is
  *   made here and is in the create answer once, as the service keeps only its fingerprint.
+ * - Callback secrets are made by the service (OFFLINE when it cannot be reached), whose answer
+ *   holds the plain secret once. The service cannot list or delete them, so the list is the one
+ *   Atelier keeps of those it made (`callback-secrets.json`, never a plain secret) and removing
+ *   one takes it off that list only; `callback-secrets.ts` says why.
  * - Destructive calls (`sandbox.reset`, `settings.rebuildMirror`) take `{ confirmed: true }`.
  *   The reset wipes `<home>/sandbox` only; the rebuild deletes the mirror (a cache) and lets the
  *   new core's first sync refill it, as after a damaged mirror.
@@ -30,3 +34,9 @@ export { createSettingsService, type SettingsServiceOptions } from './service'
 export { isSettingsError, SettingsError, type SettingsErrorCode } from './errors'
 export { readAppSettings, writeAppSettings, coreSettingsOf, SETTINGS_FILE } from './app-settings'
 export { SANDBOX_DIR } from './backend'
+export {
+  CALLBACK_SECRETS_FILE,
+  CallbackSecretList,
+  callbackSecretsOwner,
+  createCallbackSecret,
+} from './callback-secrets'

@@ -6,6 +6,7 @@ import {
   type SandboxStatus,
 } from '../../src-shared/domain/settings'
 import type { SyncStatus } from '../../src-shared/domain/sync'
+import type { Backend } from '../app/backend'
 import type { Core } from '../core'
 import type { SettingsControl } from '../ipc/domains/settings'
 import type { Logger } from '../log'
@@ -23,6 +24,7 @@ import { writeProfiles } from '../secrets/profiles-file'
 import { createServiceClient, isServiceError } from '../service'
 import { coreSettingsOf, readAppSettings, writeAppSettings } from './app-settings'
 import { sandboxDir } from './backend'
+import { CallbackSecretList, callbackSecretsOwner, createCallbackSecret } from './callback-secrets'
 import { SettingsError } from './errors'
 import type { CoreHost } from './host'
 import { folderBytes, storageFigures } from './storage'
@@ -42,6 +44,17 @@ function openedCore(host: CoreHost): Core {
     )
   }
   return core
+}
+
+function backendOf(host: CoreHost): Backend {
+  const backend = host.backend()
+  if (!backend) {
+    throw new SettingsError(
+      'UNAVAILABLE',
+      'Atelier is still opening its local data. Try again in a moment.',
+    )
+  }
+  return backend
 }
 
 /**
@@ -69,13 +82,15 @@ async function organizationOf(baseUrl: string, apiKey: string): Promise<string> 
 }
 
 /**
- * Profiles, the sandbox, webhooks, what the mirror keeps and the storage it takes: what the
- * Settings section's channels call. It lives as long as the host, across switches of profile.
+ * Profiles, the sandbox, webhooks, callback secrets, what the mirror keeps and the storage it
+ * takes: what the Settings section's channels call. It lives as long as the host, across
+ * switches of profile.
  */
 export function createSettingsService({ host, logger }: SettingsServiceOptions): SettingsControl {
   const { home, keychain } = host
   const profiles = new Profiles({ home, keychain })
   const log = logger.child({ component: 'settings' })
+  const callbackSecrets = new CallbackSecretList(home)
 
   const view = async (): Promise<ProfilesView> => {
     const state = await readProfiles(home)
@@ -169,6 +184,10 @@ export function createSettingsService({ host, logger }: SettingsServiceOptions):
       },
       reset: async () => {
         await host.resetSandbox()
+        // The reset sandbox is a new organization: the secrets listed for the old one are gone.
+        await callbackSecrets.forgetSandboxes().catch((error: unknown) => {
+          log.warn('the callback secrets of the reset sandbox stay listed', { err: error })
+        })
         return sandboxStatus()
       },
     },
@@ -176,6 +195,31 @@ export function createSettingsService({ host, logger }: SettingsServiceOptions):
       list: () => listWebhooks(openedCore(host).client),
       create: (input) => createWebhook(openedCore(host).client, input),
       delete: ({ id }) => deleteWebhook(openedCore(host).client, id),
+    },
+    callbackSecrets: {
+      list: () => callbackSecrets.list(callbackSecretsOwner(backendOf(host))),
+      create: async ({ label }) => {
+        const core = openedCore(host)
+        const owner = callbackSecretsOwner(backendOf(host))
+        // A damaged list refuses before the service makes a secret that it could not then list.
+        await callbackSecrets.check()
+        const created = await createCallbackSecret(core.client, label)
+        logger.addSecret(created.secret)
+        const { id } = created.callbackSecret
+        try {
+          await callbackSecrets.add(owner, created.callbackSecret)
+          log.info('callback secret created', { id })
+        } catch (error) {
+          // The secret exists on the service: this answer is the only chance to copy it.
+          log.warn('callback secret created, but not listed', { id, err: error })
+        }
+        return created
+      },
+      remove: async ({ id }) => {
+        const removed = await callbackSecrets.remove(callbackSecretsOwner(backendOf(host)), id)
+        if (removed) log.info('callback secret taken off the list', { id })
+        return null
+      },
     },
     settings: {
       get: () => readAppSettings(home),

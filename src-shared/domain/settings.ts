@@ -2,9 +2,10 @@ import { z } from 'zod'
 import type { components } from '../api/schema.gen'
 
 /**
- * The Settings section: profiles, the local sandbox, webhooks, what the mirror keeps, storage.
- * The schemas are the channels' arguments and the window's form checks alike, so a field's
- * message is the same whichever side finds the problem. No key ever appears in an answer.
+ * The Settings section: profiles, the local sandbox, webhooks, callback secrets, what the mirror
+ * keeps, storage. The schemas are the channels' arguments and the window's form checks alike, so
+ * a field's message is the same whichever side finds the problem. No key ever appears in an
+ * answer, and a plain secret only in the answer that made it.
  */
 
 // The same rules as `src-main/secrets/profile.ts`, which checks again before anything is kept.
@@ -72,6 +73,23 @@ export type WebhookCreateInput = z.input<typeof webhookCreateSchema>
 
 // Only the shape: not every id of the service sets the RFC version bits.
 export const webhookIdSchema = z.strictObject({ id: z.string().regex(UUID, 'Not a webhook id.') })
+
+/**
+ * A callback secret's name (the service's `label`): required and not blank there; the length
+ * cap is Atelier's own (the spec gives none), long enough for "the render farm's receiver".
+ */
+export const callbackSecretCreateSchema = z.strictObject({
+  label: z
+    .string()
+    .trim()
+    .min(1, 'Give the secret a name you will recognise, e.g. the service that receives the calls.')
+    .max(200, 'At most 200 characters.'),
+})
+export type CallbackSecretCreateInput = z.input<typeof callbackSecretCreateSchema>
+
+export const callbackSecretIdSchema = z.strictObject({
+  id: z.string().regex(UUID, 'Not a callback secret id.'),
+})
 
 const MIB = 1024 * 1024
 
@@ -146,6 +164,27 @@ export interface WebhookItem {
 export interface CreatedWebhook {
   webhook: WebhookItem
   /** The signing secret, in this answer only: it is never shown again. */
+  secret: string
+}
+
+/**
+ * A callback secret as the service described it when it was made: never the secret itself. The
+ * service has no list of them (only `POST /v1/callback-secrets`), so these are the ones made
+ * in Atelier on this computer, for the service and organization in use.
+ */
+export interface CallbackSecretItem {
+  id: string
+  /** The name given when it was made (the service's `label`). */
+  label: string
+  /** The secret's last four characters, to tell secrets apart; never the secret. */
+  fingerprint: string
+  /** ISO 8601, the service's. */
+  createdAt: string
+}
+
+export interface CreatedCallbackSecret {
+  callbackSecret: CallbackSecretItem
+  /** The plain secret (the service's `plain_secret`), in this answer only: never shown again. */
   secret: string
 }
 

@@ -160,7 +160,7 @@ describe.runIf(available && keyringTools.available)(
         .toBe(1)
       expect(await page.content()).not.toContain(secret)
       // Tall enough for every card; the toasts of the steps above are closed first.
-      await page.setViewportSize({ width: 1280, height: 1260 })
+      await page.setViewportSize({ width: 1280, height: 1440 })
       for (const close of await page.getByRole('button', { name: 'Dismiss' }).all()) {
         await close.click()
       }
@@ -169,6 +169,49 @@ describe.runIf(available && keyringTools.available)(
       await page.screenshot({ path: join(screenshots, 'settings-dark.png') })
       await page.getByText('Light', { exact: true }).click()
       await page.setViewportSize({ width: 1280, height: 900 })
+    })
+
+    it('creates a callback secret, shows it once with Copy, and removes it after a confirm', async () => {
+      const card = page.getByRole('region', { name: 'Callback secrets' })
+      await expect.poll(() => card.getByText('No callback secrets made here yet.').count()).toBe(1)
+      await page.getByLabel('New callback secret name').fill('Render farm receiver')
+      await page.getByRole('button', { name: 'Create callback secret' }).click()
+      const dialog = page.getByRole('dialog', { name: 'The new callback secret' })
+      await expect.poll(() => dialog.count()).toBe(1)
+      const secret = (await dialog.getByTestId('callback-secret').textContent()) ?? ''
+      // The sandbox's form; the service makes it, Atelier only shows it.
+      expect(secret).toMatch(/^cbsec_[\w-]{40,}$/)
+      expect(await dialog.textContent()).toContain('it will not be shown again')
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], {
+        origin: new URL(page.url()).origin,
+      })
+      await dialog.getByRole('button', { name: 'Copy' }).click()
+      await expect.poll(() => dialog.getByRole('button', { name: 'Copied' }).count()).toBe(1)
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret)
+      await page.screenshot({ path: join(screenshots, 'settings-callback-secret-light.png') })
+      await dialog.getByRole('button', { name: 'Done' }).click()
+
+      const listed = page.getByRole('list', { name: 'Callback secrets' })
+      await expect
+        .poll(() => listed.getByText(`secret …${secret.slice(-4)}`, { exact: false }).count())
+        .toBe(1)
+      expect(await listed.getByText('Render farm receiver').count()).toBe(1)
+      // Shown once: not in the page any more, nor in any file of Atelier's. (The local sandbox is
+      // the service here: its own database under <home>/sandbox keeps the key it signs with.)
+      expect(await page.content()).not.toContain(secret)
+      const service = join(home, 'sandbox')
+      for (const file of filesUnder(home).filter((f) => !f.startsWith(service))) {
+        expect(readFileSync(file).includes(secret), file).toBe(false)
+      }
+
+      await page
+        .getByRole('button', { name: 'Remove callback secret Render farm receiver' })
+        .click()
+      const confirm = page.getByRole('dialog', { name: 'Remove this callback secret?' })
+      expect(await confirm.textContent()).toContain('no way to delete or revoke a callback secret')
+      await confirm.getByRole('button', { name: 'Remove secret' }).click()
+      await expect.poll(() => listed.count()).toBe(0)
+      expect(await card.getByText('No callback secrets made here yet.').count()).toBe(1)
     })
 
     it('removes the profile after a confirm, and its key leaves the keychain', async () => {

@@ -714,6 +714,16 @@ describe.skipIf(!tools.available)(
           { id: randomUUID() },
           invalid({ id: 'not-a-webhook' }),
         ],
+        'callbackSecrets.list': [undefined, invalid({})],
+        // Its answer holds a new plain secret, the one place it may appear; the secret made for
+        // the failed run's callback (a key of the scan) is in no answer.
+        'callbackSecrets.create': [{ label: 'Sentinel receiver' }, invalid({ label: '   ' })],
+        'callbackSecrets.remove': [
+          later(() => ({ id: lastOk('callbackSecrets.create').callbackSecret.id })),
+          // Not listed: answers null all the same.
+          { id: randomUUID() },
+          invalid({ id: 'not-a-secret' }),
+        ],
         'settings.get': [undefined, invalid({})],
         'settings.set': [setting, invalid({ ...setting, syncIntervalMinutes: 0 })],
         'settings.storage': [undefined, invalid({})],
@@ -777,6 +787,8 @@ describe.skipIf(!tools.available)(
         ['evaluations.submit', { image: { assetId: made.assetId } }],
         ['webhooks.list', undefined],
         ['webhooks.create', { url: 'https://hooks.example.com/f', events: ['run.failed'] }],
+        ['callbackSecrets.list', undefined],
+        ['callbackSecrets.create', { label: 'Sentinel faulted' }],
         ['flows.check', { flow: { name: 'no id' } }],
         ['profiles.add', { name: 'sentinel-faulted', baseUrl: sandbox.url, apiKey: sentinel }],
       ]

@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MIRROR_FILE } from '../../src-main/db'
 import { createHandlers, dispatchIpc, type IpcHandlers } from '../../src-main/ipc'
 import { openLogger, type Logger } from '../../src-main/log'
-import { CoreHost, createSettingsService, SETTINGS_FILE } from '../../src-main/settings'
+import type { SigningKey } from '../../src-main/sandbox/deliveries/records'
+import {
+  CALLBACK_SECRETS_FILE,
+  CoreHost,
+  createSettingsService,
+  SETTINGS_FILE,
+} from '../../src-main/settings'
+import type { CallbackSecretItem, CreatedCallbackSecret } from '../../src-shared/domain/settings'
 import type { IpcResult } from '../../src-shared/ipc'
 import {
   secretServiceAvailability,
@@ -84,7 +91,7 @@ function errorOf(result: IpcResult<unknown>): { code: string; message: string } 
 }
 
 describe.skipIf(!tools.available)(
-  'Settings: profiles in a real keychain, the sandbox, webhooks, settings',
+  'Settings: profiles in a real keychain, the sandbox, webhooks, callback secrets, settings',
   { timeout: 90_000 },
   () => {
     let keyring: SecretServiceSession
@@ -228,6 +235,73 @@ describe.skipIf(!tools.available)(
       expect(after.map((w) => w.id)).not.toContain(created.webhook.id)
     })
 
+    it('creates callback secrets on the service, the secret shown once; lists and removes them', async () => {
+      const created = await app.value<CreatedCallbackSecret>('callbackSecrets.create', {
+        label: '  Render farm  ',
+      })
+      expect(created.secret).toMatch(/^cbsec_[\w-]{40,}$/)
+      expect(created.callbackSecret).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        label: 'Render farm',
+        fingerprint: created.secret.slice(-4),
+        createdAt: expect.any(String),
+      })
+      // Made on the service the profile points at, in its organization, with that very key.
+      const { store } = service.services
+      expect(store.get('callback_secrets', created.callbackSecret.id, service.orgId)).toMatchObject(
+        { label: 'Render farm', fingerprint: created.secret.slice(-4) },
+      )
+      expect(
+        store.get<SigningKey>('signing_keys', created.callbackSecret.id, service.orgId)?.material,
+      ).toBe(created.secret)
+
+      const second = await app.value<CreatedCallbackSecret>('callbackSecrets.create', {
+        label: 'Archive receiver',
+      })
+      expect(second.secret).not.toBe(created.secret)
+      const listed = await app.value<CallbackSecretItem[]>('callbackSecrets.list')
+      // Newest first; only what the creation answers said, never a plain secret.
+      expect(listed).toEqual([second.callbackSecret, created.callbackSecret])
+      expect(JSON.stringify(listed)).not.toContain(created.secret)
+      expect(JSON.stringify(listed)).not.toContain(second.secret)
+
+      const blank = await app.call('callbackSecrets.create', { label: '   ' })
+      expect(errorOf(blank).code).toBe('INVALID_ARGUMENT')
+      expect(blank.ok ? [] : blank.error.issues?.map((i) => i.path)).toEqual(['label'])
+
+      // Removing takes it off Atelier's list; the service, which has no delete, keeps it.
+      expect(
+        await app.value('callbackSecrets.remove', { id: created.callbackSecret.id }),
+      ).toBeNull()
+      expect(await app.value('callbackSecrets.list')).toEqual([second.callbackSecret])
+      expect(store.get('callback_secrets', created.callbackSecret.id, service.orgId)).toBeDefined()
+      // Again, or one never listed: no error.
+      expect(
+        await app.value('callbackSecrets.remove', { id: created.callbackSecret.id }),
+      ).toBeNull()
+      const bad = await app.call('callbackSecrets.remove', { id: 'not-an-id' })
+      expect(errorOf(bad).code).toBe('INVALID_ARGUMENT')
+
+      // The list is kept per service and organization: the sandbox has its own, empty one.
+      await app.value('profiles.switch', { name: null })
+      expect(await app.value('callbackSecrets.list')).toEqual([])
+      await app.value('profiles.switch', { name: 'studio' })
+      expect(await app.value('callbackSecrets.list')).toEqual([second.callbackSecret])
+
+      // The plain secrets reached the window once: no file (the list, the mirror, the ledger, the
+      // log) holds either of them, in any form.
+      expect(readFileSync(join(app.home, CALLBACK_SECRETS_FILE), 'utf8')).toContain(
+        second.callbackSecret.id,
+      )
+      for (const file of filesUnder(app.home)) {
+        const bytes = readFileSync(file)
+        for (const secret of [created.secret, second.secret]) {
+          expect(bytes.includes(secret), file).toBe(false)
+          expect(bytes.includes(Buffer.from(secret).toString('base64')), file).toBe(false)
+        }
+      }
+    })
+
     it('switches back to the sandbox and removes the profile with its key', async () => {
       const back = await app.value<{ inUse: string | null }>('profiles.switch', { name: null })
       expect(back.inUse).toBeNull()
@@ -248,6 +322,13 @@ describe.skipIf(!tools.available)(
       const listed = await app.call('webhooks.list')
       expect(errorOf(listed).code).toBe('OFFLINE')
       expect(errorOf(listed).message).toContain('try again once Atelier is back online')
+      const secret = await app.call('callbackSecrets.create', { label: 'Offline receiver' })
+      expect(errorOf(secret).code).toBe('OFFLINE')
+      expect(errorOf(secret).message).toBe(
+        'The service cannot be reached, so the callback secret was not created. Callback secrets are made on the service, not on this computer: check the connection and try again once Atelier is back online.',
+      )
+      // Atelier's own list answers offline, with nothing added.
+      expect(await app.value('callbackSecrets.list')).toEqual([])
       // Offline, the profile still opens: its organization was kept when it was added.
       await app.value('profiles.switch', { name: null })
       await app.value('profiles.switch', { name: 'gone' })
@@ -337,6 +418,10 @@ describe('Settings: what the mirror keeps, storage, rebuild and reset', { timeou
       'INVALID_ARGUMENT',
     )
     const orgBefore = app.host.backend()?.organizationId
+    const made = await app.value<CreatedCallbackSecret>('callbackSecrets.create', {
+      label: 'Sandbox receiver',
+    })
+    expect(await app.value('callbackSecrets.list')).toEqual([made.callbackSecret])
     const status = await app.value<{ running: boolean; inUse: boolean }>('sandbox.reset', {
       confirmed: true,
     })
@@ -345,5 +430,10 @@ describe('Settings: what the mirror keeps, storage, rebuild and reset', { timeou
     expect(app.host.backend()?.organizationId).not.toBe(orgBefore)
     const account = await app.value<{ organization: { id: string } }>('account.summary')
     expect(account.organization.id).toBe(app.host.backend()?.organizationId)
+    // Its secrets went with the old organization: the list forgets them.
+    expect(await app.value('callbackSecrets.list')).toEqual([])
+    expect(readFileSync(join(app.home, CALLBACK_SECRETS_FILE), 'utf8')).not.toContain(
+      made.callbackSecret.id,
+    )
   })
 })

@@ -1,16 +1,18 @@
 // @vitest-environment happy-dom
 import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement } from 'react'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   DEFAULT_APP_SETTINGS,
   type AppSettings,
+  type CallbackSecretItem,
   type ProfilesView,
   type WebhookItem,
 } from '../../src-shared/domain/settings'
 import type { IpcChannel } from '../../src-shared/ipc/contract'
 import type { IpcError, IpcResult } from '../../src-shared/ipc/result'
 import { SettingsPage } from '../../src-renderer/src/shell/SettingsPage'
+import { useAppStore } from '../../src-renderer/src/store'
 import { settled, ShellMain, u } from './shell-transport'
 import { installApi, removeApi } from './harness'
 
@@ -24,6 +26,9 @@ const failed = (error: IpcError): Promise<IpcResult<never>> => Promise.resolve({
 class SettingsMain extends ShellMain {
   profiles: ProfilesView = { inUse: null, profiles: [] }
   webhooks: WebhookItem[] = []
+  callbackSecrets: CallbackSecretItem[] = []
+  /** What `callbackSecrets.create` answers instead of a secret, when set. */
+  callbackSecretRefusal: IpcError | null = null
   values: AppSettings = structuredClone(DEFAULT_APP_SETTINGS)
   /** The keys main accepts; any other is refused as the service would. */
   validKeys = new Set(['sk_live_good'])
@@ -97,6 +102,27 @@ class SettingsMain extends ShellMain {
           return ok({ webhook, secret })
         },
         delete: () => ok(null),
+      },
+      callbackSecrets: {
+        list: () => ok(structuredClone(this.callbackSecrets)),
+        create: (args: { label: string }) => {
+          this.note('callbackSecrets.create', args)
+          if (this.callbackSecretRefusal) return failed(this.callbackSecretRefusal)
+          const secret = 'cbsec_zyxwvutsrqponmlkjihgfedcba9876543210WXYZ'
+          const callbackSecret: CallbackSecretItem = {
+            id: u(950 + this.callbackSecrets.length),
+            label: args.label,
+            fingerprint: secret.slice(-4),
+            createdAt: '2025-03-04T10:20:00.000Z',
+          }
+          this.callbackSecrets.unshift(callbackSecret)
+          return ok({ callbackSecret, secret })
+        },
+        remove: (args: { id: string }) => {
+          this.note('callbackSecrets.remove', args)
+          this.callbackSecrets = this.callbackSecrets.filter((s) => s.id !== args.id)
+          return ok(null)
+        },
       },
       settings: {
         get: () => ok(structuredClone(this.values)),
@@ -258,6 +284,116 @@ describe('the Settings section', () => {
     })
     expect(main.callsOf('webhooks.create')).toEqual([])
     expect(screen.getByText(/Pick at least one event/)).toBeTruthy()
+  })
+
+  it('shows a new callback secret once, with Copy, and never again', async () => {
+    const writeText = vi.fn((_text: string) => Promise.resolve())
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } })
+    try {
+      await renderSettings()
+      expect(screen.getByText('No callback secrets made here yet.')).toBeTruthy()
+      type(screen.getByLabelText('New callback secret name'), '  Render farm  ')
+      await settled(() => {
+        fireEvent.click(screen.getByRole('button', { name: 'Create callback secret' }))
+      })
+      // The shared schema trims the name before it goes.
+      expect(main.callsOf('callbackSecrets.create')).toEqual([{ label: 'Render farm' }])
+      const dialog = within(screen.getByRole('dialog', { name: 'The new callback secret' }))
+      const plain = 'cbsec_zyxwvutsrqponmlkjihgfedcba9876543210WXYZ'
+      expect(dialog.getByTestId('callback-secret').textContent).toBe(plain)
+      expect(dialog.getByText('it will not be shown again.')).toBeTruthy()
+
+      await settled(() => {
+        fireEvent.click(dialog.getByRole('button', { name: 'Copy' }))
+      })
+      expect(writeText).toHaveBeenCalledWith(plain)
+      expect(dialog.getByRole('button', { name: 'Copied' })).toBeTruthy()
+
+      fireEvent.click(dialog.getByRole('button', { name: 'Done' }))
+      expect(screen.queryByRole('dialog')).toBeNull()
+      expect(document.body.textContent).not.toContain('cbsec_zyxwvutsrqponmlkjihgfedcba')
+      const listed = within(screen.getByRole('list', { name: 'Callback secrets' }))
+      expect(listed.getByText('Render farm')).toBeTruthy()
+      expect(listed.getByText(/secret …WXYZ · made/)).toBeTruthy()
+      expect(listed.getByText(/2025/).getAttribute('datetime')).toBe('2025-03-04T10:20:00.000Z')
+      // Nor does the store keep it: only the dialog had it.
+      expect(JSON.stringify(useAppStore.getState())).not.toContain(plain)
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard')
+    }
+  })
+
+  it('says how to copy by hand when the clipboard refuses', async () => {
+    const writeText = vi.fn(() => Promise.reject(new Error('not allowed')))
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText } })
+    try {
+      await renderSettings()
+      type(screen.getByLabelText('New callback secret name'), 'Render farm')
+      await settled(() => {
+        fireEvent.click(screen.getByRole('button', { name: 'Create callback secret' }))
+      })
+      const dialog = within(screen.getByRole('dialog', { name: 'The new callback secret' }))
+      await settled(() => {
+        fireEvent.click(dialog.getByRole('button', { name: 'Copy' }))
+      })
+      expect(dialog.getByRole('alert').textContent).toMatch(/copy it by hand/)
+    } finally {
+      Reflect.deleteProperty(navigator, 'clipboard')
+    }
+  })
+
+  it('refuses a blank callback secret name before asking main, and says OFFLINE plainly', async () => {
+    await renderSettings()
+    const name = screen.getByLabelText('New callback secret name')
+    type(name, '   ')
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Create callback secret' }))
+    })
+    expect(main.callsOf('callbackSecrets.create')).toEqual([])
+    expect(name.getAttribute('aria-invalid')).toBe('true')
+    expect(screen.getByText(/Give the secret a name you will recognise/)).toBeTruthy()
+
+    main.callbackSecretRefusal = {
+      code: 'OFFLINE',
+      message: 'The service cannot be reached, so the callback secret was not created.',
+    }
+    type(name, 'Render farm')
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Create callback secret' }))
+    })
+    expect(main.callsOf('callbackSecrets.create')).toEqual([{ label: 'Render farm' }])
+    expect(screen.queryByRole('dialog')).toBeNull()
+    expect(useAppStore.getState().toasts).toEqual([
+      expect.objectContaining({
+        tone: 'error',
+        title: 'Callback secret not created',
+        message: expect.stringMatching(/^The service cannot be reached\. Check the internet/),
+      }),
+    ])
+  })
+
+  it('asks before removing a callback secret, saying the service keeps it', async () => {
+    main.callbackSecrets.push({
+      id: u(960),
+      label: 'Old receiver',
+      fingerprint: 'Q7rS',
+      createdAt: '2025-01-02T08:00:00.000Z',
+    })
+    await renderSettings()
+    fireEvent.click(screen.getByRole('button', { name: 'Remove callback secret Old receiver' }))
+    const confirm = within(screen.getByRole('dialog', { name: 'Remove this callback secret?' }))
+    expect(confirm.getByText(/…Q7rS/).textContent).toMatch(/keeps it/)
+    fireEvent.click(confirm.getByRole('button', { name: 'Cancel' }))
+    expect(main.callsOf('callbackSecrets.remove')).toEqual([])
+    expect(screen.getByText('Old receiver')).toBeTruthy()
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove callback secret Old receiver' }))
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Remove secret' }))
+    })
+    expect(main.callsOf('callbackSecrets.remove')).toEqual([{ id: u(960) }])
+    expect(screen.queryByText('Old receiver')).toBeNull()
+    expect(screen.getByText('No callback secrets made here yet.')).toBeTruthy()
   })
 
   it('saves the sync settings, checked field by field', async () => {

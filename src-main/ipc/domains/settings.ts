@@ -1,5 +1,7 @@
 import type {
   AppSettings,
+  CallbackSecretItem,
+  CreatedCallbackSecret,
   CreatedWebhook,
   ProfilesView,
   SandboxStatus,
@@ -35,6 +37,11 @@ export interface SettingsControl {
     list(): Awaitable<WebhookItem[]>
     create(args: IpcParsedArgs<'webhooks.create'>): Awaitable<CreatedWebhook>
     delete(args: IpcParsedArgs<'webhooks.delete'>): Awaitable<null>
+  }
+  callbackSecrets: {
+    list(): Awaitable<CallbackSecretItem[]>
+    create(args: IpcParsedArgs<'callbackSecrets.create'>): Awaitable<CreatedCallbackSecret>
+    remove(args: IpcParsedArgs<'callbackSecrets.remove'>): Awaitable<null>
   }
   settings: {
     get(): Awaitable<AppSettings>
@@ -78,6 +85,9 @@ export function settingsHandlers(
     'webhooks.list': () => call(deps, (s) => s.webhooks.list()),
     'webhooks.create': (args) => call(deps, (s) => s.webhooks.create(args)),
     'webhooks.delete': (args) => call(deps, (s) => s.webhooks.delete(args)),
+    'callbackSecrets.list': () => call(deps, (s) => s.callbackSecrets.list()),
+    'callbackSecrets.create': (args) => call(deps, (s) => s.callbackSecrets.create(args)),
+    'callbackSecrets.remove': (args) => call(deps, (s) => s.callbackSecrets.remove(args)),
     'settings.get': () => call(deps, (s) => s.settings.get()),
     'settings.set': (args) => call(deps, (s) => s.settings.set(args)),
     'settings.storage': () => call(deps, (s) => s.settings.storage()),

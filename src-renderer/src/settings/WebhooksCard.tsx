@@ -12,6 +12,7 @@ import { Modal } from '../shell/Modal'
 import { useAppStore } from '../store'
 import { ConfirmDialog } from './ConfirmDialog'
 import { Field, ipcProblems, problemsOf, type FieldProblems } from './form'
+import { SecretOnce } from './SecretOnce'
 
 const EVENT_WORDS: Record<WebhookEvent, string> = {
   'run.completed': 'Run completed',
@@ -23,7 +24,6 @@ const EVENT_WORDS: Record<WebhookEvent, string> = {
 
 /** The signing secret, this once: the service keeps only its last four characters. */
 function SecretDialog({ created, onClose }: { created: CreatedWebhook; onClose: () => void }) {
-  const [copied, setCopied] = useState<boolean | null>(null)
   return (
     <Modal
       label="The webhook's signing secret"
@@ -35,30 +35,7 @@ function SecretDialog({ created, onClose }: { created: CreatedWebhook; onClose: 
         Events go to <strong>{created.webhook.url}</strong>, signed with this secret. Copy it now
         into the receiving service: <strong>it will not be shown again.</strong>
       </p>
-      <div className="settings-secret">
-        <code data-testid="webhook-secret">{created.secret}</code>
-        <button
-          type="button"
-          className="primary-button"
-          onClick={() => {
-            navigator.clipboard.writeText(created.secret).then(
-              () => {
-                setCopied(true)
-              },
-              () => {
-                setCopied(false)
-              },
-            )
-          }}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      {copied === false ? (
-        <p className="field-problem" role="alert">
-          The clipboard is not available here: select the secret and copy it by hand.
-        </p>
-      ) : null}
+      <SecretOnce secret={created.secret} testId="webhook-secret" />
       <div className="dialog-actions">
         <button type="button" className="small-button" onClick={onClose}>
           Done

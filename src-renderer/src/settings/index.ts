@@ -1,5 +1,6 @@
 export { ProfilesCard } from './ProfilesCard'
 export { SandboxCard } from './SandboxCard'
 export { WebhooksCard } from './WebhooksCard'
+export { CallbackSecretsCard } from './CallbackSecretsCard'
 export { SyncCard } from './SyncCard'
 export { BalanceCard, StorageCard } from './StorageCard'

@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import {
   BalanceCard,
+  CallbackSecretsCard,
   ProfilesCard,
   SandboxCard,
   StorageCard,
@@ -39,6 +40,7 @@ export function SettingsPage() {
         <ProfilesCard />
         <BalanceCard />
         <WebhooksCard />
+        <CallbackSecretsCard />
         <SandboxCard />
       </div>
       <div className="settings-column">

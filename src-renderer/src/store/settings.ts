@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand'
 import type {
   AppSettings,
+  CallbackSecretItem,
   ProfilesView,
   SandboxStatus,
   StorageFigures,
@@ -23,6 +24,7 @@ export interface SettingsSlice {
   settingsProfiles: Loaded<ProfilesView>
   settingsSandbox: Loaded<SandboxStatus>
   settingsWebhooks: Loaded<WebhookItem[]>
+  settingsCallbackSecrets: Loaded<CallbackSecretItem[]>
   settingsValues: Loaded<AppSettings>
   settingsStorage: Loaded<StorageFigures>
   /** The mirror is being emptied and refilled: the sync's progress tells how far. */
@@ -30,6 +32,7 @@ export interface SettingsSlice {
   /** Reads every card's figures; each card says its own problem (webhooks need the service). */
   loadSettings: () => Promise<void>
   loadWebhooks: () => Promise<void>
+  loadCallbackSecrets: () => Promise<void>
   /** After a switch of profile the window's own view of the app is read again. */
   settingsChanged: (profiles: ProfilesView) => void
   setSandboxStatus: (status: SandboxStatus) => void
@@ -51,6 +54,7 @@ export const createSettingsSlice: StateCreator<AppState, [], [], SettingsSlice> 
   settingsProfiles: empty(),
   settingsSandbox: empty(),
   settingsWebhooks: empty(),
+  settingsCallbackSecrets: empty(),
   settingsValues: empty(),
   settingsStorage: empty(),
   mirrorRebuilding: false,
@@ -69,12 +73,17 @@ export const createSettingsSlice: StateCreator<AppState, [], [], SettingsSlice> 
       settingsValues: loaded(values),
       settingsStorage: loaded(storage),
     })
-    await get().loadWebhooks()
+    await Promise.all([get().loadWebhooks(), get().loadCallbackSecrets()])
   },
   loadWebhooks: async () => {
     const atelier = api()
     if (!atelier) return
     set({ settingsWebhooks: loaded(await atelier.webhooks.list()) })
+  },
+  loadCallbackSecrets: async () => {
+    const atelier = api()
+    if (!atelier) return
+    set({ settingsCallbackSecrets: loaded(await atelier.callbackSecrets.list()) })
   },
   settingsChanged: (profiles) => {
     set({ settingsProfiles: { value: profiles, problem: null } })

@@ -2,6 +2,8 @@ import { z } from 'zod'
 import type { SyncStatus } from '../../domain/sync'
 import {
   appSettingsSchema,
+  callbackSecretCreateSchema,
+  callbackSecretIdSchema,
   confirmedSchema,
   profileAddSchema,
   profileNameSchema,
@@ -9,6 +11,8 @@ import {
   webhookCreateSchema,
   webhookIdSchema,
   type AppSettings,
+  type CallbackSecretItem,
+  type CreatedCallbackSecret,
   type CreatedWebhook,
   type ProfilesView,
   type SandboxStatus,
@@ -46,6 +50,18 @@ export const settingsContract = {
   /** The answer holds the signing secret, this once. */
   'webhooks.create': channel<CreatedWebhook>()(webhookCreateSchema),
   'webhooks.delete': channel<null>()(webhookIdSchema),
+  /**
+   * The callback secrets made in Atelier for the service and organization in use, newest first:
+   * the service has no list of them. Local, so it answers offline too.
+   */
+  'callbackSecrets.list': channel<CallbackSecretItem[]>()(noArgs),
+  /** Made on the service (OFFLINE when it cannot be reached); the answer holds the plain secret, this once. */
+  'callbackSecrets.create': channel<CreatedCallbackSecret>()(callbackSecretCreateSchema),
+  /**
+   * Takes it off Atelier's list. The service has no way to delete or revoke a callback secret,
+   * so it keeps it; answers null whether or not it was on the list.
+   */
+  'callbackSecrets.remove': channel<null>()(callbackSecretIdSchema),
   'settings.get': channel<AppSettings>()(noArgs),
   /** Saved, then followed at once: the next sync uses them. */
   'settings.set': channel<AppSettings>()(appSettingsSchema),
