@@ -17,9 +17,13 @@ const screenshots = join(import.meta.dirname, '..', '..', 'docs', 'screenshots')
 
 /**
  * The service's address, relayed byte for byte to the sandbox, so that it can go away and come
- * back on the same port: a sandbox started again would mint new keys, which the app's core,
- * opened with the first one, would not hold. Stopped, it refuses connections as a stopped
- * service does.
+ * back on the same port. Stopped, it refuses connections and cuts the open ones, as a stopped
+ * service does. It stands in for stopping the sandbox itself because this test needs the service
+ * back with the same key: a sandbox started again on the same data folder and port keeps its
+ * organizations and records, but mints its keys afresh and deletes the old ones (only their
+ * hashes are stored), so the key the app's core was opened with is answered 401 — the app would
+ * say the key is not valid instead of coming back online, and the rating would never be sent.
+ * (test/e2e/runs.test.ts, which does not need the service back, stops the sandbox itself.)
  */
 interface Relay {
   url: string

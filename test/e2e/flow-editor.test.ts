@@ -336,9 +336,9 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     const picture = runs.find((run) => run.input.prompt !== undefined)
     expect(picture?.input).toMatchObject({ prompt: PROMPT, width: 64, height: 64, seed: 7 })
 
-    // A preview that loaded, not a broken image. BUG (reported): the window's CSP
-    // (`img-src 'self' data: blob:`, src-main/app/policy.ts and src-renderer/index.html) blocks
-    // the output URLs the runs give (the service's signed file URLs), so no preview ever loads.
+    // A preview that loaded, not a broken image: it comes from the local media store as a data
+    // URL (media.preview), which the window's CSP (`img-src 'self' data: blob:`, in the served
+    // index.html here too) allows, where it would block the service's signed file URLs.
     for (const label of [IMAGE, UPSCALE]) {
       await node(label).locator('img.flow-node-preview').waitFor()
       await expect.poll(() => loadedWidth(label), WAIT).not.toBe(-1)

@@ -11,7 +11,8 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 /**
  * The Runs section in Chromium: the shipped renderer bundle, the app's real core (its mirror,
  * its sync) behind the IPC bridge, a real sandbox with a seeded history. Browse, filter, search
- * and open runs; then the sandbox stops and the same still works from the mirror.
+ * and open runs; then the sandbox itself stops (it does not come back in this test) and the
+ * same still works from the mirror, a run's page and its log included.
  */
 
 const { available } = chromiumAvailability()
@@ -142,6 +143,33 @@ describe.runIf(available)('the runs list in Chromium', () => {
         )
         .toBe(oldest)
       await page.evaluate(`document.querySelector('.runs-scroll').scrollTop = 0`)
+
+      // A run's page opens offline too, from the mirror, with its log. One seeded run in ten has
+      // log lines: among the ten newest (their details came with the sync) there is one.
+      const logged = core.runs
+        .list({ limit: 10 })
+        .items.map((row) => core.runPage.get({ runId: row.id }))
+        .find((detail) => detail.logs.items.length > 0)
+      expect(logged).toBeDefined()
+      const runId = logged?.run.id ?? ''
+      const lines = logged?.logs.items.filter((line) => line.level_code !== 'debug') ?? []
+      expect(lines.length).toBeGreaterThan(1)
+      const row = grid.locator(`[data-run-id="${runId}"]`)
+      await expect.poll(() => row.count()).toBe(1)
+      await row.click()
+      const runPage = main.locator('.run-page')
+      await expect.poll(() => runPage.locator('.run-id').textContent()).toBe(runId)
+      // The service was asked and could not answer: the page says what it shows.
+      await expect
+        .poll(() => runPage.locator('.run-stale').textContent())
+        .toMatch(/^Showing the run as it was last synced\. The service cannot be reached/)
+      const log = runPage.getByRole('log', { name: 'Log lines' })
+      await expect.poll(() => log.textContent()).toContain(lines[0]?.message)
+      expect(await log.textContent()).toContain(lines.at(-1)?.message)
+      expect(await runPage.locator('.run-title-line h2').textContent()).toBe(logged?.run.model_slug)
+      await page.keyboard.press('Escape')
+      await expect.poll(() => main.locator('.runs-list').isVisible()).toBe(true)
+      expect(await runPage.count()).toBe(0)
 
       // The dark theme, from Settings, and back.
       await page

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement, Fragment } from 'react'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type {
   AssetFolderItem,
   AssetItem,
@@ -11,11 +11,11 @@ import type {
 import type { AtelierApi } from '../../src-shared/ipc/api'
 import type { IpcChannel } from '../../src-shared/ipc/contract'
 import type { IpcEvents } from '../../src-shared/ipc/events'
-import type { IpcResult } from '../../src-shared/ipc/result'
+import type { IpcError, IpcResult } from '../../src-shared/ipc/result'
 import { AssetsPage } from '../../src-renderer/src/assets'
 import { splitPath } from '../../src-renderer/src/assets/dropped'
 import { Toasts } from '../../src-renderer/src/shell/Toasts'
-import { u } from './shell-transport'
+import { idle, summary as syncSummary, SYNCING, u } from './shell-transport'
 import { unavailableApi } from './unavailable-api'
 import { installApi, removeApi, sizeScrollAreas, unsizeScrollAreas } from './harness'
 
@@ -25,6 +25,7 @@ import { installApi, removeApi, sizeScrollAreas, unsizeScrollAreas } from './har
  */
 
 const ok = <T>(value: T): Promise<IpcResult<T>> => Promise.resolve({ ok: true, value })
+const failed = (error: IpcError): Promise<IpcResult<never>> => Promise.resolve({ ok: false, error })
 
 function asset(n: number, name: string, folderId: string | null): AssetItem {
   return {
@@ -89,7 +90,20 @@ class AssetsMain {
       folders: [],
     },
   }
+  /** Folders deleted and held for an undo, by undo id. */
+  readonly held = new Map<string, AssetFolderItem>()
   private readonly listeners = new Map<string, Set<(payload: never) => void>>()
+
+  private nameTaken(name: string, parentId: string | null) {
+    return this.folders.some((f) => f.parentId === parentId && f.name === name)
+  }
+
+  private taken(name: string): Promise<IpcResult<never>> {
+    return failed({
+      code: 'FOLDER_NAME_TAKEN',
+      message: `There is already a folder named "${name}" there. Choose another name or place.`,
+    })
+  }
 
   argsOf(channel: IpcChannel): unknown[] {
     return this.calls.filter((c) => c.channel === channel).map((c) => c.args)
@@ -140,7 +154,51 @@ class AssetsMain {
       },
       undoDelete: (args) => {
         this.record('assets.undoDelete', args)
+        const held = this.held.get(args.undoId)
+        if (held) this.folders.push(held)
+        this.held.delete(args.undoId)
         return ok(null)
+      },
+      // The folder channels answer as main does (src-main/review/assets/changes.ts): names are
+      // unique among siblings, only an empty folder is deleted, and it is held for an undo.
+      createFolder: (args) => {
+        this.record('assets.createFolder', args)
+        const parentId = args.parentId ?? null
+        const parent = this.folders.find((f) => f.id === parentId)
+        if (this.nameTaken(args.name, parentId)) return this.taken(args.name)
+        const made = {
+          id: u(50 + this.folders.length),
+          name: args.name,
+          parentId,
+          path: `${parent?.path ?? ''}/${args.name}`,
+          assetCount: 0,
+        }
+        this.folders.push(made)
+        return ok(made)
+      },
+      renameFolder: (args) => {
+        this.record('assets.renameFolder', args)
+        const found = this.folders.find((f) => f.id === args.id)
+        if (!found) throw new Error(`no folder ${args.id} in this test`)
+        if (this.nameTaken(args.name, found.parentId)) return this.taken(args.name)
+        const renamed = { ...found, name: args.name, path: found.path.replace(/[^/]+$/, args.name) }
+        this.folders = this.folders.map((f) => (f.id === args.id ? renamed : f))
+        return ok(renamed)
+      },
+      deleteFolder: (args) => {
+        this.record('assets.deleteFolder', args)
+        const found = this.folders.find((f) => f.id === args.id)
+        if (!found) throw new Error(`no folder ${args.id} in this test`)
+        if (found.assetCount > 0 || this.folders.some((f) => f.parentId === found.id)) {
+          return failed({
+            code: 'FOLDER_NOT_EMPTY',
+            message: `"${found.name}" still holds assets or folders. Move or delete them first, then delete the folder.`,
+          })
+        }
+        const undoId = u(710 + this.held.size)
+        this.held.set(undoId, found)
+        this.folders = this.folders.filter((f) => f.id !== found.id)
+        return ok({ undoId, count: 1, sendsAt: Date.now() + 6_000 })
       },
     },
     uploads: {
@@ -283,6 +341,142 @@ describe('the asset list', () => {
     expect(toast.textContent).toContain('2 assets deleted')
     await click(within(toast).getByRole('button', { name: 'Undo' }))
     expect(main.argsOf('assets.undoDelete')).toEqual([{ undoId: u(700) }])
+  })
+})
+
+describe('the folder tree', () => {
+  const tree = () => screen.getByRole('tree', { name: 'Asset folders' })
+  const folderButton = (name: string) => within(tree()).getByRole('button', { name })
+  /** The folder's row in the tree, its sub-folders included. */
+  const item = (name: string) => folderButton(name).closest('li') as HTMLElement
+
+  async function menu(folderName: string, action: string) {
+    await click(within(tree()).getByRole('button', { name: `Actions for ${folderName}` }))
+    await click(within(screen.getByRole('menu')).getByRole('menuitem', { name: action }))
+  }
+
+  async function typeAndPress(field: HTMLElement, value: string, key: 'Enter' | 'Escape') {
+    await act(async () => {
+      fireEvent.change(field, { target: { value } })
+      fireEvent.keyDown(field, { key })
+      await Promise.resolve()
+    })
+  }
+
+  it('makes a folder at the top level and one inside another, named in place', async () => {
+    await click(screen.getByRole('button', { name: 'New folder' }))
+    const top = within(tree()).getByRole('textbox', { name: 'New folder name' })
+    // Escape gives up: nothing is made.
+    await typeAndPress(top, 'Harbour', 'Escape')
+    expect(within(tree()).queryByRole('textbox')).toBeNull()
+    expect(main.argsOf('assets.createFolder')).toEqual([])
+
+    await click(screen.getByRole('button', { name: 'New folder' }))
+    await typeAndPress(
+      within(tree()).getByRole('textbox', { name: 'New folder name' }),
+      '  Harbour ',
+      'Enter',
+    )
+    expect(main.argsOf('assets.createFolder')).toEqual([{ name: 'Harbour', parentId: null }])
+    expect(within(tree()).queryByRole('textbox')).toBeNull()
+    // The tree is read again and shows it at the top level, beside Coast shoot.
+    expect(folderButton('Harbour').closest('ul')?.getAttribute('role')).toBe('tree')
+
+    await menu('Day 1', 'New folder inside')
+    await typeAndPress(
+      within(tree()).getByRole('textbox', { name: 'New folder in Day 1' }),
+      'Blue hour',
+      'Enter',
+    )
+    expect(main.argsOf('assets.createFolder').at(-1)).toEqual({
+      name: 'Blue hour',
+      parentId: u(2),
+    })
+    expect(within(item('Day 1')).getByRole('button', { name: 'Blue hour' })).toBeTruthy()
+    expect(within(item('Coast shoot')).getByRole('button', { name: 'Blue hour' })).toBeTruthy()
+    expect(item('Day 1').getAttribute('aria-expanded')).toBe('true')
+  })
+
+  it('renames a folder in place, and keeps the field when the name is taken', async () => {
+    const complaints = vi.spyOn(console, 'error')
+    await menu('Day 1', 'Rename')
+    const field = within(tree()).getByRole<HTMLInputElement>('textbox', {
+      name: 'New name for Day 1',
+    })
+    expect(field.value).toBe('Day 1')
+    // The field sits in the folder's own item, not in an item nested inside it.
+    expect(field.closest('li')?.getAttribute('role')).toBe('treeitem')
+    expect(complaints).not.toHaveBeenCalled()
+    complaints.mockRestore()
+    await typeAndPress(field, 'Dusk', 'Escape')
+    expect(main.argsOf('assets.renameFolder')).toEqual([])
+    expect(folderButton('Day 1')).toBeTruthy()
+
+    // A sibling already has the name: main refuses, the toast says why, the typing stays.
+    main.folders.push({
+      id: u(3),
+      name: 'Day 2',
+      parentId: u(1),
+      path: '/Coast shoot/Day 2',
+      assetCount: 0,
+    })
+    await menu('Day 1', 'Rename')
+    const again = within(tree()).getByRole<HTMLInputElement>('textbox', {
+      name: 'New name for Day 1',
+    })
+    await typeAndPress(again, 'Day 2', 'Enter')
+    expect(main.argsOf('assets.renameFolder')).toEqual([{ id: u(2), name: 'Day 2' }])
+    expect(screen.getByTestId('toast').textContent).toContain(
+      'There is already a folder named "Day 2" there.',
+    )
+    expect(again.value).toBe('Day 2')
+
+    await typeAndPress(again, 'Day one', 'Enter')
+    expect(main.argsOf('assets.renameFolder').at(-1)).toEqual({ id: u(2), name: 'Day one' })
+    expect(within(tree()).queryByRole('textbox')).toBeNull()
+    expect(within(item('Coast shoot')).getByRole('button', { name: 'Day one' })).toBeTruthy()
+    expect(within(tree()).queryByRole('button', { name: 'Day 1' })).toBeNull()
+  })
+
+  it('deletes an empty folder with an undo, and refuses one that holds something', async () => {
+    // A sync brings an empty folder; the tree reads the folders again when it ends.
+    main.folders.push({
+      id: u(3),
+      name: 'Day 2',
+      parentId: u(1),
+      path: '/Coast shoot/Day 2',
+      assetCount: 0,
+    })
+    await act(async () => {
+      main.emit('sync.status', SYNCING)
+      main.emit('sync.status', idle(syncSummary()))
+      await Promise.resolve()
+    })
+    // It is the folder being shown when it goes.
+    await click(folderButton('Day 2'))
+    expect(main.argsOf('assets.list').at(-1)).toMatchObject({ folder: u(3) })
+
+    await menu('Day 2', 'Delete')
+    expect(main.argsOf('assets.deleteFolder')).toEqual([{ id: u(3) }])
+    expect(within(tree()).queryByRole('button', { name: 'Day 2' })).toBeNull()
+    // Its list gave way to every asset.
+    expect(main.argsOf('assets.list').at(-1)).not.toHaveProperty('folder')
+    expect(within(tree()).getByRole('treeitem', { selected: true }).textContent).toContain(
+      'All assets',
+    )
+    const toast = screen.getByTestId('toast')
+    expect(toast.textContent).toContain('"Day 2" deleted')
+    await click(within(toast).getByRole('button', { name: 'Undo' }))
+    expect(main.argsOf('assets.undoDelete')).toEqual([{ undoId: u(710) }])
+    expect(within(item('Coast shoot')).getByRole('button', { name: 'Day 2' })).toBeTruthy()
+
+    // Coast shoot still holds Day 1 and its assets: main refuses, and the toast says why.
+    await menu('Coast shoot', 'Delete')
+    expect(main.argsOf('assets.deleteFolder').at(-1)).toEqual({ id: u(1) })
+    expect(
+      screen.getAllByTestId('toast').some((t) => t.textContent.includes('still holds assets')),
+    ).toBe(true)
+    expect(folderButton('Coast shoot')).toBeTruthy()
   })
 })
 

@@ -2,11 +2,14 @@
 import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { createElement } from 'react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Run, RunCallbackDelivery, RunLog } from '../../src-shared/api'
+import type { NodeRun, Run, RunCallbackDelivery, RunLog } from '../../src-shared/api'
+import type { StoredFlow } from '../../src-shared/domain/flow-editor'
 import type { RunDetail, RunRefresh, SignatureCheck } from '../../src-shared/domain/run-page'
 import type { AtelierApi } from '../../src-shared/ipc/api'
 import type { IpcResult } from '../../src-shared/ipc/result'
 import { RunCompare, RunPage } from '../../src-renderer/src/runs/page'
+import { useAppStore } from '../../src-renderer/src/store'
+import { storedFlow } from './shell-transport'
 import { unavailableApi } from './unavailable-api'
 import { installApi, removeApi } from './harness'
 
@@ -130,6 +133,7 @@ function detail(r: Run, deliveries: RunCallbackDelivery[] = [delivery(1, true, 1
  */
 class RunMain {
   readonly runs = new Map<string, RunDetail>()
+  readonly flows = new Map<string, StoredFlow>()
   readonly calls: { channel: string; args: unknown }[] = []
   refreshProblem: RunRefresh['problem'] = null
   readonly api: AtelierApi
@@ -180,6 +184,26 @@ class RunMain {
           const next = run(2, { parent_run_id: args.runId, source_code: 'rerun' })
           this.runs.set(next.id, detail(next, []))
           return ok({ runId: next.id, estimatedCost: '0.0010' })
+        },
+      },
+      flows: {
+        ...base.flows,
+        get: (args) => {
+          record('flows.get', args)
+          const found = this.flows.get(args.id)
+          return found
+            ? ok(structuredClone(found))
+            : Promise.resolve({
+                ok: false,
+                error: { code: 'FLOW_NOT_FOUND', message: `No flow ${args.id}.` },
+              })
+        },
+      },
+      media: {
+        // The local media store's preview: a data URL, as the window's CSP allows.
+        preview: (args) => {
+          record('media.preview', args)
+          return ok({ sha256: args.sha256, dataUrl: `data:image/png;base64,${args.sha256}` })
         },
       },
       deliveries: {
@@ -408,6 +432,250 @@ describe('the run page', () => {
     expect(screen.queryByText('Opening the run…')).toBeNull()
     expect(screen.getByRole('alert').textContent).toContain('is not on this computer')
     expect(main.callsTo('runs.refresh')).toHaveLength(1)
+  })
+})
+
+/** A run that finished well, with what it made. */
+function succeeded(n: number, output: Run['output']): Run {
+  return run(n, {
+    status_code: 'succeeded',
+    output,
+    cost: '0.0200',
+    failure_code: null,
+    failure_stage: null,
+    failure_message: null,
+  })
+}
+
+const PICTURE = 'ab'.repeat(32)
+const NODE_PICTURE = 'cd'.repeat(32)
+
+function nodeRun(n: number, over: Partial<NodeRun>): NodeRun {
+  return {
+    id: u(600 + n),
+    run_id: u(7),
+    flow_node_id: null,
+    wfengine_node_id: null,
+    status_code: 'succeeded',
+    input: null,
+    output: null,
+    cost: '0.0100',
+    failure_code: null,
+    failure_stage: null,
+    failure_message: null,
+    started_at: '2026-03-01T10:00:00+00:00',
+    completed_at: '2026-03-01T10:00:02.500+00:00',
+    created_at: '2026-03-01T10:00:00+00:00',
+    updated_at: '2026-03-01T10:00:02.500+00:00',
+    ...over,
+  }
+}
+
+describe('from the run page', () => {
+  it('opens the flow that made the run in the editor', async () => {
+    main.flows.set(u(60), storedFlow(u(60), 'Harbour at dusk'))
+    main.runs.set(u(6), {
+      ...detail(succeeded(6, null)),
+      flow: { flowRunId: 'flow-run-1', flowId: u(60), flowName: 'Harbour at dusk', nodeId: null },
+    })
+    useAppStore.getState().goTo('runs')
+    await openPage(u(6))
+    const flowTerm = screen.getByText('Flow', { selector: 'dt' })
+    expect(flowTerm.nextElementSibling?.textContent).toBe('Harbour at dusk')
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Open flow' }))
+    })
+    expect(main.callsTo('flows.get')).toEqual([{ channel: 'flows.get', args: { id: u(60) } }])
+    const state = useAppStore.getState()
+    expect(state.section).toBe('flows')
+    expect(state.editor).toMatchObject({ id: u(60), name: 'Harbour at dusk' })
+    expect(state.doc?.nodes.map((node) => node.data.record.label)).toEqual(['Words 1', 'Words 2'])
+  })
+
+  it('shows an output over the whole window, zoomed by buttons and wheel, panned by dragging', async () => {
+    const url = 'https://files.example/outputs/out.png?signature=abc'
+    main.runs.set(
+      u(5),
+      detail(
+        succeeded(5, {
+          images: [{ url, content_type: 'image/png', width: 640, height: 480, sha256: PICTURE }],
+        }),
+      ),
+    )
+    await openPage(u(5))
+    const outputs = screen.getByRole('list', { name: 'Outputs' })
+    await settled(() => {
+      fireEvent.click(within(outputs).getByRole('button', { name: /Outputs: images\[0\]/ }))
+    })
+    const box = screen.getByRole('dialog', { name: 'Output, full view' })
+    const view = within(box)
+    expect(box.querySelector('.run-lightbox-title')?.textContent).toBe('images[0] · 640 × 480')
+    // The full view asks the media store for a large picture, from where the run keeps it.
+    await act(async () => {})
+    expect(main.callsTo('media.preview').map((call) => call.args)).toContainEqual({
+      sha256: PICTURE,
+      size: 1024,
+      url,
+    })
+    expect(view.getByRole<HTMLImageElement>('img', { name: 'Output images[0]' }).src).toBe(
+      `data:image/png;base64,${PICTURE}`,
+    )
+
+    const zoom = () => box.querySelector('.run-lightbox-zoom')?.textContent
+    const picture = () =>
+      (box.querySelector('.run-lightbox-picture') as HTMLElement).style.transform
+    const stage = box.querySelector('.run-lightbox-stage') as HTMLElement
+    const press = (name: string, times = 1) => {
+      act(() => {
+        for (let i = 0; i < times; i++) fireEvent.click(view.getByRole('button', { name }))
+      })
+    }
+    expect(zoom()).toBe('100%')
+    press('Zoom in')
+    expect(zoom()).toBe('125%')
+    expect(picture()).toBe('translate(0px, 0px) scale(1.25)')
+    press('Zoom out', 2)
+    expect(zoom()).toBe('80%')
+    act(() => {
+      fireEvent.wheel(stage, { deltaY: -120 })
+    })
+    expect(zoom()).toBe('92%')
+    act(() => {
+      fireEvent.wheel(stage, { deltaY: 120 })
+    })
+    expect(zoom()).toBe('80%')
+    // Bounded both ways: 800% at most, 25% at least.
+    press('Zoom in', 20)
+    expect(zoom()).toBe('800%')
+    press('Zoom out', 30)
+    expect(zoom()).toBe('25%')
+    press('Fit')
+    expect(zoom()).toBe('100%')
+
+    act(() => {
+      fireEvent.pointerDown(stage, { pointerId: 1, clientX: 100, clientY: 100 })
+      fireEvent.pointerMove(stage, { pointerId: 1, clientX: 130, clientY: 80 })
+      fireEvent.pointerUp(stage, { pointerId: 1 })
+      // Released: moving on no longer pans.
+      fireEvent.pointerMove(stage, { pointerId: 1, clientX: 300, clientY: 300 })
+    })
+    expect(picture()).toBe('translate(30px, -20px) scale(1)')
+    press('Zoom in')
+    act(() => {
+      fireEvent.doubleClick(stage)
+    })
+    expect(picture()).toBe('translate(0px, 0px) scale(1)')
+
+    // Esc closes the full view, not the run page under it.
+    act(() => {
+      fireEvent.keyDown(view.getByRole('button', { name: 'Zoom in' }), { key: 'Escape' })
+    })
+    expect(screen.queryByRole('dialog')).toBeNull()
+    expect(closed).toBe(0)
+    expect(screen.getByRole('list', { name: 'Outputs' })).toBeTruthy()
+  })
+
+  it("lists a flow run's node runs, each opening to its own log, failure and outputs", async () => {
+    const nodes = [
+      nodeRun(1, {
+        wfengine_node_id: 'sketch',
+        output: {
+          image: {
+            url: 'https://files.example/sketch.png',
+            content_type: 'image/png',
+            width: 64,
+            height: 64,
+            sha256: NODE_PICTURE,
+          },
+        },
+      }),
+      nodeRun(2, {
+        flow_node_id: u(61),
+        status_code: 'failed',
+        cost: '0',
+        started_at: null,
+        completed_at: null,
+        failure_code: 'MODEL_ERROR',
+        failure_message: 'The ink model gave up.',
+      }),
+      nodeRun(3, { output: { text: 'a harbour at dusk' }, cost: null }),
+    ]
+    const nodeLog = (n: number, nodeRunId: string | null, message: string): RunLog => ({
+      ...log(n, 'info', message),
+      node_run_id: nodeRunId,
+    })
+    main.runs.set(u(7), {
+      ...detail(succeeded(7, null), []),
+      nodeRuns: nodes,
+      logs: {
+        items: [
+          nodeLog(1, null, 'The flow started.'),
+          nodeLog(2, u(601), 'Sketching the harbour.'),
+          nodeLog(3, u(601), 'Sketch done.'),
+          nodeLog(4, u(603), 'Captioned.'),
+        ],
+        next: null,
+      },
+    })
+    await openPage(u(7))
+    const card = screen.getByRole('region', { name: 'Node runs' })
+    expect(within(card).getByText('3')).toBeTruthy()
+    const rows = within(card).getAllByRole('button', { expanded: false })
+    expect(rows.map((row) => row.textContent)).toEqual([
+      'Succeededsketch2.5 s0.0100 credits',
+      'Failed00000000—free',
+      'SucceededStep 32.5 s—',
+    ])
+
+    // One open at a time: its own log lines only, and the picture it made.
+    await settled(() => {
+      fireEvent.click(rows[0] as HTMLElement)
+    })
+    expect(rows[0]?.getAttribute('aria-expanded')).toBe('true')
+    const first = rows[0]?.closest('li') as HTMLElement
+    expect(first.querySelector('.run-node-log')?.textContent).toBe(
+      'info    Sketching the harbour.\ninfo    Sketch done.',
+    )
+    const strip = within(first).getByRole('list', { name: 'Node outputs' })
+    await act(async () => {})
+    expect(within(strip).getByRole('img', { name: 'Node outputs: image' })).toBeTruthy()
+    expect(main.callsTo('media.preview').map((call) => call.args)).toContainEqual({
+      sha256: NODE_PICTURE,
+      size: 128,
+      url: 'https://files.example/sketch.png',
+    })
+
+    await settled(() => {
+      fireEvent.click(rows[1] as HTMLElement)
+    })
+    expect(rows[0]?.getAttribute('aria-expanded')).toBe('false')
+    expect(first.querySelector('.run-node-detail')).toBeNull()
+    const second = rows[1]?.closest('li') as HTMLElement
+    expect(second.querySelector('.run-node-failure')?.textContent).toBe(
+      'MODEL_ERROR: The ink model gave up.',
+    )
+    expect(within(second).getByText('No log lines of its own.')).toBeTruthy()
+
+    // Words it gave, shown as they are, beside its log.
+    await settled(() => {
+      fireEvent.click(rows[2] as HTMLElement)
+    })
+    const third = rows[2]?.closest('li') as HTMLElement
+    expect([...third.querySelectorAll('.run-node-log')].map((pre) => pre.textContent)).toEqual([
+      'info    Captioned.',
+      '{"text":"a harbour at dusk"}',
+    ])
+    await settled(() => {
+      fireEvent.click(rows[2] as HTMLElement)
+    })
+    expect(within(card).queryAllByRole('button', { expanded: true })).toEqual([])
+  })
+
+  it('offers neither a flow nor node runs for a run made outside a flow', async () => {
+    await openPage()
+    expect(screen.queryByText('Flow', { selector: 'dt' })).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Open flow' })).toBeNull()
+    expect(screen.queryByRole('region', { name: 'Node runs' })).toBeNull()
   })
 })
 

@@ -7,6 +7,7 @@ import {
   type AppSettings,
   type CallbackSecretItem,
   type ProfilesView,
+  type SandboxStatus,
   type WebhookItem,
 } from '../../src-shared/domain/settings'
 import type { IpcChannel } from '../../src-shared/ipc/contract'
@@ -29,6 +30,16 @@ class SettingsMain extends ShellMain {
   callbackSecrets: CallbackSecretItem[] = []
   /** What `callbackSecrets.create` answers instead of a secret, when set. */
   callbackSecretRefusal: IpcError | null = null
+  /** What `webhooks.delete` answers instead of deleting, when set. */
+  webhookDeleteRefusal: IpcError | null = null
+  sandboxStatus: SandboxStatus = {
+    running: true,
+    inUse: true,
+    url: 'http://127.0.0.1:4010',
+    dataBytes: 3 * 1024 ** 2,
+  }
+  /** Each start of the sandbox listens on a new port, as a free one is picked. */
+  private sandboxPort = 4010
   values: AppSettings = structuredClone(DEFAULT_APP_SETTINGS)
   /** The keys main accepts; any other is refused as the service would. */
   validKeys = new Set(['sk_live_good'])
@@ -77,13 +88,31 @@ class SettingsMain extends ShellMain {
         },
       },
       sandbox: {
-        status: () =>
-          ok({
-            running: true,
-            inUse: true,
-            url: 'http://127.0.0.1:4010',
-            dataBytes: 3 * 1024 ** 2,
-          }),
+        status: () => ok(structuredClone(this.sandboxStatus)),
+        start: () => {
+          this.note('sandbox.start')
+          if (!this.sandboxStatus.running) {
+            this.sandboxStatus = {
+              ...this.sandboxStatus,
+              running: true,
+              url: `http://127.0.0.1:${String(++this.sandboxPort)}`,
+            }
+          }
+          return ok(structuredClone(this.sandboxStatus))
+        },
+        stop: () => {
+          this.note('sandbox.stop')
+          // As main answers it (src-main/settings/service.ts), whatever the window believed.
+          if (this.sandboxStatus.inUse) {
+            return failed({
+              code: 'SANDBOX_IN_USE',
+              message:
+                'Atelier is working with the local sandbox, so it keeps running. Switch to a profile first to stop it.',
+            })
+          }
+          this.sandboxStatus = { ...this.sandboxStatus, running: false, url: null }
+          return ok(structuredClone(this.sandboxStatus))
+        },
       },
       webhooks: {
         list: () => ok(structuredClone(this.webhooks)),
@@ -101,7 +130,12 @@ class SettingsMain extends ShellMain {
           this.webhooks.push(webhook)
           return ok({ webhook, secret })
         },
-        delete: () => ok(null),
+        delete: (args: { id: string }) => {
+          this.note('webhooks.delete', args)
+          if (this.webhookDeleteRefusal) return failed(this.webhookDeleteRefusal)
+          this.webhooks = this.webhooks.filter((w) => w.id !== args.id)
+          return ok(null)
+        },
       },
       callbackSecrets: {
         list: () => ok(structuredClone(this.callbackSecrets)),
@@ -370,6 +404,10 @@ describe('the Settings section', () => {
         message: expect.stringMatching(/^The service cannot be reached\. Check the internet/),
       }),
     ])
+    // Nothing sends it again: the words ask the person to, and promise no retry.
+    const [toast] = useAppStore.getState().toasts
+    expect(toast?.message).toContain('then try again')
+    expect(toast?.message).not.toContain('by itself')
   })
 
   it('asks before removing a callback secret, saying the service keeps it', async () => {
@@ -419,5 +457,202 @@ describe('the Settings section', () => {
       },
     ])
     expect(screen.getByText(/300\.0 MB of 2\.0 GB/)).toBeTruthy()
+  })
+})
+
+describe('the webhooks card', () => {
+  const hook = (n: number, url: string): WebhookItem => ({
+    id: u(910 + n),
+    url,
+    events: ['run.completed'],
+    fingerprint: `k${String(n)}Zq`,
+    active: true,
+    createdAt: '2025-01-01T00:00:00.000Z',
+  })
+
+  it('asks before deleting a webhook, deletes it when confirmed and lists the rest', async () => {
+    main.webhooks.push(hook(1, 'https://hooks.example.com/in'), hook(2, 'https://farm.example/cb'))
+    await renderSettings()
+    const listed = within(screen.getByRole('list', { name: 'Webhooks' }))
+    fireEvent.click(
+      listed.getByRole('button', { name: 'Delete webhook https://hooks.example.com/in' }),
+    )
+    const confirm = within(screen.getByRole('dialog', { name: 'Delete this webhook?' }))
+    expect(
+      confirm.getByText(/stops sending events to https:\/\/hooks\.example\.com\/in/),
+    ).toBeTruthy()
+    fireEvent.click(confirm.getByRole('button', { name: 'Cancel' }))
+    expect(main.callsOf('webhooks.delete')).toEqual([])
+    expect(screen.getByText('https://hooks.example.com/in')).toBeTruthy()
+
+    fireEvent.click(
+      listed.getByRole('button', { name: 'Delete webhook https://hooks.example.com/in' }),
+    )
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Delete webhook' }))
+    })
+    expect(main.callsOf('webhooks.delete')).toEqual([{ id: u(911) }])
+    expect(screen.queryByRole('dialog')).toBeNull()
+    // The list is read again from main: only the other one is left.
+    expect(screen.queryByText('https://hooks.example.com/in')).toBeNull()
+    expect(screen.getByText('https://farm.example/cb')).toBeTruthy()
+  })
+
+  it('keeps a webhook it could not delete, and says so plainly', async () => {
+    main.webhooks.push(hook(1, 'https://hooks.example.com/in'))
+    main.webhookDeleteRefusal = {
+      code: 'OFFLINE',
+      message: 'The service cannot be reached, so the webhook was not deleted.',
+    }
+    await renderSettings()
+    fireEvent.click(
+      screen.getByRole('button', { name: 'Delete webhook https://hooks.example.com/in' }),
+    )
+    await settled(() => {
+      fireEvent.click(screen.getByRole('button', { name: 'Delete webhook' }))
+    })
+    expect(main.callsOf('webhooks.delete')).toEqual([{ id: u(911) }])
+    expect(screen.getByText('https://hooks.example.com/in')).toBeTruthy()
+    expect(useAppStore.getState().toasts).toEqual([
+      expect.objectContaining({
+        tone: 'error',
+        title: 'Webhook not deleted',
+        message:
+          'The service cannot be reached. Check the internet connection, then try again. What was synced stays available.',
+      }),
+    ])
+  })
+})
+
+describe('the sandbox card', () => {
+  it('stops the sandbox that runs beside a profile, and starts it again', async () => {
+    main.sandboxStatus = { ...main.sandboxStatus, inUse: false }
+    await renderSettings()
+    const card = within(screen.getByRole('region', { name: 'Local sandbox' }))
+    expect(card.getByTestId('sandbox-state').textContent).toBe('Running at http://127.0.0.1:4010')
+    expect(card.getByText('3.0 MB')).toBeTruthy()
+
+    await settled(() => {
+      fireEvent.click(card.getByRole('button', { name: 'Stop' }))
+    })
+    expect(main.callsOf('sandbox.stop')).toHaveLength(1)
+    expect(card.getByTestId('sandbox-state').textContent).toBe('Stopped')
+    expect(card.queryByRole('button', { name: 'Stop' })).toBeNull()
+
+    await settled(() => {
+      fireEvent.click(card.getByRole('button', { name: 'Start' }))
+    })
+    expect(main.callsOf('sandbox.start')).toHaveLength(1)
+    expect(card.getByTestId('sandbox-state').textContent).toBe('Running at http://127.0.0.1:4011')
+    expect(card.getByRole('button', { name: 'Stop' })).toBeTruthy()
+    expect(useAppStore.getState().toasts).toEqual([])
+  })
+
+  it('says "Stopping…" while main works, and offers nothing else meanwhile', async () => {
+    main.sandboxStatus = { ...main.sandboxStatus, inUse: false }
+    let answer: (value: IpcResult<SandboxStatus>) => void = () => undefined
+    main.api.sandbox.stop = () =>
+      new Promise((resolve) => {
+        answer = resolve
+      })
+    await renderSettings()
+    const card = within(screen.getByRole('region', { name: 'Local sandbox' }))
+    await settled(() => {
+      fireEvent.click(card.getByRole('button', { name: 'Stop' }))
+    })
+    const stopping = card.getByRole<HTMLButtonElement>('button', { name: 'Stopping…' })
+    expect(stopping.disabled).toBe(true)
+    expect(card.getByRole<HTMLButtonElement>('button', { name: 'Reset…' }).disabled).toBe(true)
+    await act(async () => {
+      answer({ ok: true, value: { ...main.sandboxStatus, running: false, url: null } })
+      await Promise.resolve()
+    })
+    expect(card.getByTestId('sandbox-state').textContent).toBe('Stopped')
+    expect(card.getByRole<HTMLButtonElement>('button', { name: 'Start' }).disabled).toBe(false)
+  })
+
+  it('keeps the sandbox in use running: Stop is off, and a refusal from main is told', async () => {
+    await renderSettings()
+    const card = within(screen.getByRole('region', { name: 'Local sandbox' }))
+    expect(card.getByTestId('sandbox-state').textContent).toBe(
+      'Running, in use at http://127.0.0.1:4010',
+    )
+    const stop = card.getByRole<HTMLButtonElement>('button', { name: 'Stop' })
+    expect(stop.disabled).toBe(true)
+    expect(stop.title).toBe('In use: switch to a profile first.')
+
+    // The window believed a profile was in use; main knows better and refuses.
+    act(() => {
+      useAppStore.getState().setSandboxStatus({ ...main.sandboxStatus, inUse: false })
+    })
+    await settled(() => {
+      fireEvent.click(card.getByRole('button', { name: 'Stop' }))
+    })
+    expect(main.callsOf('sandbox.stop')).toHaveLength(1)
+    expect(useAppStore.getState().toasts).toEqual([
+      expect.objectContaining({
+        tone: 'error',
+        title: 'The sandbox',
+        message: expect.stringContaining('Switch to a profile first to stop it.'),
+      }),
+    ])
+    expect(card.getByTestId('sandbox-state').textContent).toBe('Running at http://127.0.0.1:4010')
+  })
+})
+
+describe('the balance card', () => {
+  it('shows the credit left, and reads it again from main on Refresh', async () => {
+    await renderSettings()
+    const card = within(screen.getByRole('region', { name: 'Balance' }))
+    expect(card.getByTestId('settings-balance').textContent).toBe('12.3457 credits')
+    expect(card.getByText('Nordlys Studio · sandbox credit, not real money')).toBeTruthy()
+
+    const asked = main.callsTo('account.summary').length
+    main.account = {
+      ok: true,
+      value: {
+        profileName: 'studio',
+        organization: { id: u(78), name: null },
+        balanceMicro: 250_000_000,
+        backendKind: 'service',
+      },
+    }
+    let release: () => void = () => undefined
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const summary = main.api.account.summary
+    main.api.account.summary = () => held.then(summary)
+    await settled(() => {
+      fireEvent.click(card.getByRole('button', { name: 'Refresh' }))
+    })
+    expect(card.getByRole<HTMLButtonElement>('button', { name: 'Refreshing…' }).disabled).toBe(true)
+    await act(async () => {
+      release()
+      await held
+      await Promise.resolve()
+    })
+    expect(main.callsTo('account.summary')).toHaveLength(asked + 1)
+    expect(card.getByTestId('settings-balance').textContent).toBe('250.0000 credits')
+    // A profile's organization, by id while its name is not known; real credit, no note.
+    expect(card.getByText(u(78))).toBeTruthy()
+    expect(card.queryByText(/sandbox credit/)).toBeNull()
+    expect(card.getByRole<HTMLButtonElement>('button', { name: 'Refresh' }).disabled).toBe(false)
+  })
+
+  it('says the balance is unknown when the service cannot be reached', async () => {
+    main.account = {
+      ok: true,
+      value: {
+        profileName: null,
+        organization: { id: u(77), name: 'Nordlys Studio' },
+        balanceMicro: null,
+        backendKind: 'sandbox',
+      },
+    }
+    await renderSettings()
+    expect(screen.getByTestId('settings-balance').textContent).toBe(
+      'Unknown: the service cannot be reached',
+    )
   })
 })

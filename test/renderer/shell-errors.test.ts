@@ -29,12 +29,53 @@ describe('errors in plain words', () => {
 
   it('says the service cannot be reached, that synced things stay, and offers to retry', () => {
     for (const code of ['NETWORK_ERROR', 'TIMEOUT', 'OFFLINE', 'SERVICE_UNREACHABLE']) {
-      const plain = explainError({ code, message: 'fetch failed: ECONNREFUSED 127.0.0.1:9' })
-      expect(plain.title).toBe('The service cannot be reached')
-      expect(plain.text).not.toContain('ECONNREFUSED')
-      expect(plain.text).toContain('What was synced stays available')
-      expect(plain.fix).toBe('retry')
+      for (const context of ['action', 'background'] as const) {
+        const plain = explainError(
+          { code, message: 'fetch failed: ECONNREFUSED 127.0.0.1:9' },
+          context,
+        )
+        expect(plain.title).toBe('The service cannot be reached')
+        expect(plain.text).not.toContain('ECONNREFUSED')
+        expect(plain.text).toContain('What was synced stays available')
+        expect(plain.fix).toBe('retry')
+      }
     }
+  })
+
+  it('asks the person to try again when their own action could not reach the service', () => {
+    // Creating a webhook or a callback secret is not sent again by anything: the words must not
+    // promise that Atelier retries it.
+    const offline = {
+      code: 'OFFLINE',
+      message: 'The service cannot be reached, so the callback secret was not created.',
+    }
+    const plain = explainError(offline)
+    expect(plain.text).toBe(
+      'The service cannot be reached. Check the internet connection, then try again. What was synced stays available.',
+    )
+    expect(plain.detail).toBe(
+      'Check the internet connection, then try again. What was synced stays available.',
+    )
+    expect(plain.text).not.toMatch(/by itself/)
+    expect(errorText(offline)).toBe(plain.text)
+    expect(explainError(offline, 'action')).toEqual(plain)
+  })
+
+  it('says Atelier tries again by itself only for its own background work', () => {
+    const offline = { code: 'NETWORK_ERROR', message: 'fetch failed' }
+    expect(errorText(offline, 'background')).toBe(
+      'The service cannot be reached. Check the internet connection. What was synced stays available, and Atelier tries again by itself.',
+    )
+    // A sync that went offline is such work: it runs again on its own, sooner while offline.
+    expect(
+      explainSyncFailure(summary({ outcome: 'offline', code: 'OFFLINE', message: 'fetch failed' }))
+        ?.detail,
+    ).toBe(
+      'Check the internet connection. What was synced stays available, and Atelier tries again by itself.',
+    )
+    // Words without a background variant read the same either way.
+    const busy = { code: 'RATE_LIMITED', message: 'HTTP 429' }
+    expect(explainError(busy, 'background')).toEqual(explainError(busy))
   })
 
   it('lists validation problems field by field, and keeps them for a list', () => {

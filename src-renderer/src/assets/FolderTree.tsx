@@ -170,6 +170,8 @@ function FolderNode({
         <NameField
           initial={folder.name}
           depth={depth}
+          // In the folder's own item: an item of its own would sit inside it.
+          inItem
           label={`New name for ${folder.name}`}
           onDone={() => {
             setRenaming(false)
@@ -298,10 +300,14 @@ function FolderNode({
   )
 }
 
-/** A name typed in place: Enter saves, Escape or leaving the field gives up. */
+/**
+ * A name typed in place: Enter saves, Escape or leaving the field gives up. A list item of its
+ * own for a new folder; `inItem` for a rename, in the folder's item.
+ */
 function NameField(props: {
   initial: string
   depth: number
+  inItem?: boolean
   label: string
   save: (name: string) => Promise<boolean>
   onDone: () => void
@@ -319,8 +325,9 @@ function NameField(props: {
     setBusy(false)
     if (saved) props.onDone()
   }
+  const Wrapper = props.inItem ? 'div' : 'li'
   return (
-    <li className="folder-name-field" style={{ paddingLeft: 8 + props.depth * 14 }}>
+    <Wrapper className="folder-name-field" style={{ paddingLeft: 8 + props.depth * 14 }}>
       <input
         type="text"
         aria-label={props.label}
@@ -339,6 +346,6 @@ function NameField(props: {
           if (!busy) props.onDone()
         }}
       />
-    </li>
+    </Wrapper>
   )
 }

@@ -4,6 +4,13 @@ import type { IpcError } from '../../../src-shared/ipc/result'
 /** Where the advice leads, when a button can take the person there. */
 export type ErrorFix = 'settings' | 'retry'
 
+/**
+ * Where the failure happened, for advice that is true of it: `action` when the person asked for
+ * something (a button, a form) that nothing tries again unless they do; `background` for the
+ * work Atelier does on its own and tries again by itself (the sync).
+ */
+export type ErrorContext = 'action' | 'background'
+
 /** An error as people read it: what happened, what to do, and the details that help. */
 export interface PlainError {
   code: string
@@ -25,6 +32,8 @@ interface Words {
    * the amount, the field): then the message is the text, word for word.
    */
   advice?: string
+  /** The advice instead, for a failure of the work Atelier tries again by itself. */
+  backgroundAdvice?: string
   fix?: ErrorFix
 }
 
@@ -44,7 +53,8 @@ const NO_CREDIT: Words = {
 }
 const OFFLINE: Words = {
   title: 'The service cannot be reached',
-  advice:
+  advice: 'Check the internet connection, then try again. What was synced stays available.',
+  backgroundAdvice:
     'Check the internet connection. What was synced stays available, and Atelier tries again by itself.',
   fix: 'retry',
 }
@@ -120,28 +130,33 @@ function issuesLine(issues: readonly { path: string; message: string }[]): strin
     .join('; ')
 }
 
-/** The one mapping from an error code to plain words, for toasts, banners and inline errors. */
-export function explainError(error: IpcError): PlainError {
+/**
+ * The one mapping from an error code to plain words, for toasts, banners and inline errors. The
+ * context is what the person did (the default) unless the caller is Atelier's own background
+ * work: only that is tried again by itself.
+ */
+export function explainError(error: IpcError, context: ErrorContext = 'action'): PlainError {
   const words = BY_CODE[error.code] ?? UNKNOWN
+  const advice = context === 'background' ? (words.backgroundAdvice ?? words.advice) : words.advice
   const issues = error.issues ?? []
   let text: string
   let detail: string
-  if (words.advice === undefined) {
+  if (advice === undefined) {
     text = error.message.trim() === '' ? sentence(words.title) : error.message
     detail = error.message.trim()
   } else if (issues.length > 0 && words === NOT_VALID) {
-    detail = `${sentence(issuesLine(issues))} ${words.advice}`
-    text = `${sentence(`${words.title}: ${issuesLine(issues)}`)} ${words.advice}`
+    detail = `${sentence(issuesLine(issues))} ${advice}`
+    text = `${sentence(`${words.title}: ${issuesLine(issues)}`)} ${advice}`
   } else {
-    text = `${sentence(words.title)} ${words.advice}`
-    detail = words.advice
+    text = `${sentence(words.title)} ${advice}`
+    detail = advice
   }
   return { code: error.code, title: words.title, text, detail, issues, fix: words.fix ?? null }
 }
 
 /** The text alone, where a line of an error is shown (a banner, a field's problem). */
-export function errorText(error: IpcError): string {
-  return explainError(error).text
+export function errorText(error: IpcError, context: ErrorContext = 'action'): string {
+  return explainError(error, context).text
 }
 
 /**
@@ -157,6 +172,7 @@ export function explainSyncFailure(last: SyncSummary): PlainError | null {
       : last.outcome === 'unauthorized'
         ? 'UNAUTHORIZED'
         : 'SYNC_FAILED')
-  const plain = explainError({ code, message: last.message ?? '' })
+  // The sync runs again by itself (on a timer, sooner while offline).
+  const plain = explainError({ code, message: last.message ?? '' }, 'background')
   return plain.title === UNKNOWN.title ? { ...plain, title: 'The sync stopped' } : plain
 }
