@@ -1,7 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import {
+  copyFileSync,
   createReadStream,
   existsSync,
+  linkSync,
   mkdirSync,
   renameSync,
   rmSync,
@@ -16,12 +18,15 @@ import { join } from 'node:path'
  * which clients read and write them without an API key, as real object storage would.
  */
 export class BlobStore {
+  private staging = false
+
   constructor(
     private readonly dir: string,
     private readonly signingKey: Buffer,
   ) {}
 
-  private pathOf(sha256: string): string {
+  /** The file of a stored blob, for readers that take a path (libvips). */
+  pathOf(sha256: string): string {
     return join(this.dir, sha256.slice(0, 2), sha256)
   }
 
@@ -52,6 +57,36 @@ export class BlobStore {
     return path
   }
 
+  /**
+   * Takes in a copy of a file that stays where it is, whose sha256 the caller computed: linked
+   * into place (no bytes copied; the store's name keeps them once the file is removed), or copied
+   * where the file system refuses links. Nothing happens when the bytes are already stored.
+   */
+  adoptLinked(file: string, sha256: string): string {
+    const path = this.pathOf(sha256)
+    const link = (): NodeJS.ErrnoException | null => {
+      try {
+        linkSync(file, path)
+        return null
+      } catch (error) {
+        return error as NodeJS.ErrnoException
+      }
+    }
+    let failure = link()
+    if (failure?.code === 'ENOENT' && existsSync(file)) {
+      // The first blob of its folder.
+      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true })
+      failure = link()
+    }
+    // EEXIST: these bytes are stored already.
+    if (failure && failure.code !== 'EEXIST') {
+      const partial = `${path}.${process.pid}.tmp`
+      copyFileSync(file, partial)
+      renameSync(partial, path)
+    }
+    return path
+  }
+
   has(sha256: string): boolean {
     return /^[0-9a-f]{64}$/.test(sha256) && existsSync(this.pathOf(sha256))
   }
@@ -64,10 +99,23 @@ export class BlobStore {
     return createReadStream(this.pathOf(sha256))
   }
 
+  /**
+   * Where a file made from the stored blob `sha256` is kept (`derived/<kind>/ab/abcdef…`), such
+   * as the thumbnail of an asset, made on its first request: found again by the blob's hash.
+   */
+  derivedPath(kind: string, sha256: string): string {
+    return join(this.dir, 'derived', kind, sha256.slice(0, 2), sha256)
+  }
+
   /** Where a part or a blob is written before it is known by its hash. */
   stagingPath(name: string): string {
-    mkdirSync(join(this.dir, 'staging'), { recursive: true })
-    return join(this.dir, 'staging', name)
+    const folder = join(this.dir, 'staging')
+    // Made once: this is asked several times for each part an upload receives.
+    if (!this.staging) {
+      mkdirSync(folder, { recursive: true })
+      this.staging = true
+    }
+    return join(folder, name)
   }
 
   private signature(resource: string, expires: number): string {

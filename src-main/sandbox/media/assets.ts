@@ -3,7 +3,15 @@ import { blobUrl } from '../core-area'
 import { listOf } from '../handlers/common'
 import type { Handlers } from '../handlers/types'
 import type { SandboxServices } from '../services'
-import { ASSETS, checkName, requireTargetFolder, thumbnailOf, type Asset } from './records'
+import {
+  ASSETS,
+  checkName,
+  hasThumbnailOnRequest,
+  requireTargetFolder,
+  thumbnailOf,
+  type Asset,
+} from './records'
+import { thumbnailUrl } from './thumbnails'
 
 /** The fields that hold presigned URLs: stored as null, minted afresh on every read. */
 const URL_FIELDS = ['url', 'url_expires_at', 'thumbnail_url'] as const
@@ -19,7 +27,9 @@ export function presentAsset(services: SandboxServices, asset: Asset, ttlMs: num
     url_expires_at: isoTime(Math.floor(download.expires_at / 1000) * 1000),
     thumbnail_url: thumbnail
       ? blobUrl(services, thumbnail.sha256, thumbnail.content_type, ttlMs).url
-      : null,
+      : hasThumbnailOnRequest(asset)
+        ? thumbnailUrl(services, asset.sha256, ttlMs)
+        : null,
   }
 }
 

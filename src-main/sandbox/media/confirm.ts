@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs'
 import { conflict, invalid, SandboxError, type FieldProblem } from '../errors'
-import { inspectFile, THUMBNAIL_TYPE } from './inspect'
+import { inspectFile } from './inspect'
 import {
   ASSETS,
   confirmedAsset,
@@ -9,9 +9,9 @@ import {
   UPLOADS,
   type Asset,
   type AssetUpload,
-  type ThumbnailInfo,
 } from './records'
-import { assemble, partPath, removeUploadFiles, temporaryPath } from './staging'
+import { assemble, hashOf, partPath, removeUploadFiles, temporaryPath } from './staging'
+import { ON_REQUEST } from './thumbnails'
 import { expiredError, type UploadContext } from './upload-state'
 
 export interface ListedPart {
@@ -155,27 +155,42 @@ async function confirmNow(
   checkListedParts(upload, listed)
   refuseIncomplete(context, upload, listed)
 
-  const assembled = temporaryPath(blobs, upload.id, 'assembled')
   const parts = upload.parts.map((part) => partPath(blobs, upload.id, part.part_number))
-  const { sha256, size } = await assemble(parts, assembled)
+  // One part (any file up to part_size: most uploads) is the whole file already: it is hashed
+  // where it lies and linked into the blob store, not copied. Several are concatenated first.
+  // Either way the parts stay in staging until the end, as a confirmation that fails must leave
+  // them for the next one.
+  const [first] = parts
+  const source =
+    parts.length === 1 && first !== undefined
+      ? { file: first, assembled: false }
+      : { file: temporaryPath(blobs, upload.id, 'assembled'), assembled: true }
+  const { sha256, size, bytes } = source.assembled
+    ? { ...(await assemble(parts, source.file)), bytes: undefined }
+    : await hashOf(source.file, upload.size_bytes)
+  const dropAssembled = () => {
+    if (source.assembled) rmSync(source.file, { force: true })
+  }
   if (sha256 !== upload.sha256 || size !== upload.size_bytes) {
-    rmSync(assembled, { force: true })
+    dropAssembled()
     const message = `The uploaded bytes (${size} bytes, sha256 ${sha256}) are not the declared file (${upload.size_bytes} bytes, sha256 ${upload.sha256}). Send the wrong parts again (each part's ETag is the MD5 of its bytes) and confirm again, or start a new upload with the right sha256.`
     throw invalid(message, [{ field: 'sha256', code: 'checksum', message }])
   }
   const twin = findAssetBySha(store, orgId, sha256)
   if (twin) {
-    rmSync(assembled, { force: true })
+    dropAssembled()
     return finishAsDuplicate(context, orgId, upload, twin)
   }
 
-  const stored = blobs.adopt(assembled, sha256)
-  const inspection = await inspectFile(stored, size, upload.content_type)
-  let thumbnail: ThumbnailInfo | null = null
-  if (inspection.thumbnail) {
-    const { bytes, width, height } = inspection.thumbnail
-    thumbnail = { sha256: blobs.put(bytes).sha256, content_type: THUMBNAIL_TYPE, width, height }
-  }
+  const stored = source.assembled
+    ? blobs.adopt(source.file, sha256)
+    : blobs.adoptLinked(source.file, sha256)
+  // No thumbnail now: it is made when first requested (see thumbnails.ts for why).
+  const inspection = await inspectFile(stored, size, upload.content_type, {
+    thumbnail: false,
+    bytes,
+  })
+  const thumbnail = inspection.previewable ? ON_REQUEST : null
 
   const result = store.transaction((): Confirmed => {
     // Another upload of the same bytes may have been confirmed while this one was hashing.

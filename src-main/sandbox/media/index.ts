@@ -2,6 +2,7 @@ import type { SandboxArea, SandboxServices } from '../services'
 import { assetHandlers } from './assets'
 import { folderHandlers } from './folders'
 import { storageRoutes } from './storage'
+import { thumbnailRoutes } from './thumbnails'
 import { sweepUploads, type UploadContext } from './upload-state'
 import { uploadHandlers } from './uploads'
 
@@ -24,11 +25,14 @@ export interface MediaOptions {
  * 1. `createAssetUpload` declares the file (size, sha256) and answers one presigned URL per
  *    part; bytes the organization already holds as a live asset answer 200 `duplicate`, no parts.
  * 2. The client PUTs each part to its URL (routes of `storage.ts`, outside the contract); parts
- *    are streamed to staging files, never held in memory whole.
+ *    are streamed to staging files, never held in memory whole (but for parts of up to 64 KiB,
+ *    written in one call).
  * 3. `confirmAssetUpload` checks every part and ETag, concatenates the parts into the blob store
- *    while hashing, checks the sha256, sniffs the media type, makes a thumbnail of images and
- *    creates the asset. When two uploads of the same bytes race, the first confirmation creates
- *    the asset and the second answers 200 with that same asset (its upload turns `duplicate`).
+ *    while hashing (a single part is hashed and linked there), checks the sha256, sniffs the
+ *    media type, reads an image's size and creates the asset; an image's thumbnail is made when
+ *    it is first requested (`thumbnails.ts`). When two uploads of the same bytes race, the first
+ *    confirmation creates the asset and the second answers 200 with that same asset (its upload
+ *    turns `duplicate`).
  *
  * Assets live in `assets` (parent = folder; bytes in the blob store by `sha256`), folders in
  * `asset_folders` (parent = parent folder), uploads in `asset_uploads`.
@@ -66,7 +70,10 @@ export function createMediaArea(
       ...assetHandlers(context.assetUrlTtlMs),
       ...uploadHandlers(context),
     },
-    routes: storageRoutes(context),
+    routes: (app) => {
+      storageRoutes(context)(app)
+      thumbnailRoutes(services)(app)
+    },
     stop: () => {
       stopped = true
       clearTimeout(firstSweep)

@@ -16,6 +16,25 @@ const MATROSKA_HEAD_BYTES = 1024 * 1024
 const THUMBNAIL_BOX = 256
 export const THUMBNAIL_TYPE = 'image/webp'
 
+export interface Thumbnail {
+  bytes: Buffer
+  width: number
+  height: number
+}
+
+/**
+ * The thumbnail of an image (a path or its bytes): upright, inside THUMBNAIL_BOX² and never
+ * enlarged, as WebP. The same for a thumbnail made at upload and one made on request.
+ */
+export async function renderThumbnail(input: string | Buffer): Promise<Thumbnail> {
+  const { data, info } = await sharp(input)
+    .autoOrient()
+    .resize(THUMBNAIL_BOX, THUMBNAIL_BOX, { fit: 'inside', withoutEnlargement: true })
+    .webp({ quality: 80 })
+    .toBuffer({ resolveWithObject: true })
+  return { bytes: data, width: info.width, height: info.height }
+}
+
 const SVG_START =
   /^\uFEFF?\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE\s+svg[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/i
 
@@ -96,13 +115,34 @@ export interface Inspection extends Dimensions {
   status_code: 'ready' | 'failed'
   /** Goes into the asset's metadata. */
   details: Record<string, unknown>
-  thumbnail: { bytes: Buffer; width: number; height: number } | null
+  /**
+   * An image whose header libvips reads, so that a thumbnail can be made of it (false when one
+   * was made now and failed).
+   */
+  previewable: boolean
+  /** Made when asked for (`InspectOptions.thumbnail`), and when it could be made. */
+  thumbnail: Thumbnail | null
+}
+
+export interface InspectOptions {
+  /**
+   * Make the thumbnail of an image now (the default). The three-step upload does not: it makes
+   * an asset's thumbnail when it is first requested (see `thumbnails.ts`).
+   */
+  thumbnail?: boolean
+  /** The file's bytes, when the caller holds all of them: an image is then read from these. */
+  bytes?: Buffer
 }
 
 /** Formats libvips decodes in the sandbox; the others are stored and sized from their header. */
 const DECODABLE = new Set(['png', 'jpeg', 'gif', 'webp', 'tiff', 'avif', 'heic', 'svg'])
 
-async function inspectImage(path: string, sniffed: Sniffed, head: Buffer): Promise<Inspection> {
+async function inspectImage(
+  input: string | Buffer,
+  sniffed: Sniffed,
+  head: Buffer,
+  makeThumbnail: boolean,
+): Promise<Inspection> {
   const base = { media_type: 'image' as const, content_type: sniffed.content_type }
   if (!DECODABLE.has(sniffed.format)) {
     const bmp = sniffed.format === 'bmp'
@@ -113,12 +153,13 @@ async function inspectImage(path: string, sniffed: Sniffed, head: Buffer): Promi
       duration_ms: null,
       status_code: 'ready',
       details: { format: sniffed.format },
+      previewable: false,
       thumbnail: null,
     }
   }
   let metadata: Metadata
   try {
-    metadata = await sharp(path).metadata()
+    metadata = await sharp(input).metadata()
   } catch (error) {
     return {
       ...base,
@@ -128,6 +169,7 @@ async function inspectImage(path: string, sniffed: Sniffed, head: Buffer): Promi
         format: sniffed.format,
         failure_message: `The file looks like ${sniffed.format.toUpperCase()} but does not decode: ${(error as Error).message}`,
       },
+      previewable: false,
       thumbnail: null,
     }
   }
@@ -138,17 +180,14 @@ async function inspectImage(path: string, sniffed: Sniffed, head: Buffer): Promi
     has_alpha: metadata.hasAlpha,
     ...(frames > 1 ? { frames } : {}),
   }
-  let thumbnail: Inspection['thumbnail'] = null
-  try {
-    const { data, info } = await sharp(path)
-      .autoOrient()
-      .resize(THUMBNAIL_BOX, THUMBNAIL_BOX, { fit: 'inside', withoutEnlargement: true })
-      .webp({ quality: 80 })
-      .toBuffer({ resolveWithObject: true })
-    thumbnail = { bytes: data, width: info.width, height: info.height }
-  } catch (error) {
-    // The size is known and the bytes are kept; only the preview is missing.
-    details.thumbnail_error = (error as Error).message
+  let thumbnail: Thumbnail | null = null
+  if (makeThumbnail) {
+    try {
+      thumbnail = await renderThumbnail(input)
+    } catch (error) {
+      // The size is known and the bytes are kept; only the preview is missing.
+      details.thumbnail_error = (error as Error).message
+    }
   }
   return {
     ...base,
@@ -157,19 +196,30 @@ async function inspectImage(path: string, sniffed: Sniffed, head: Buffer): Promi
     duration_ms: frames > 1 && delays.length > 0 ? delays.reduce((a, b) => a + b, 0) : null,
     status_code: 'ready',
     details,
+    previewable: makeThumbnail ? thumbnail !== null : true,
     thumbnail,
   }
 }
 
 /**
- * Sniffs the file, reads its size and duration where cheap and makes a thumbnail of images. Bytes
- * no magic number recognises keep the declared content type, as media type `other`.
+ * Sniffs the file, reads its size and duration where cheap and makes a thumbnail of images (unless
+ * told not to). Bytes no magic number recognises keep the declared content type, as media type
+ * `other`.
  */
 export async function inspectFile(
   path: string,
   size: number,
   declared: string,
+  options: InspectOptions = {},
 ): Promise<Inspection> {
+  const makeThumbnail = options.thumbnail ?? true
+  if (options.bytes?.length === size) {
+    const sniffed = sniff(options.bytes.subarray(0, HEAD_BYTES))
+    // Other kinds are read from the file, below: their readers take a file handle.
+    if (sniffed?.media_type === 'image') {
+      return inspectImage(options.bytes, sniffed, options.bytes, makeThumbnail)
+    }
+  }
   const file = await open(path, 'r')
   try {
     const head = Buffer.alloc(Math.min(size, HEAD_BYTES))
@@ -182,10 +232,13 @@ export async function inspectFile(
         ...UNKNOWN,
         status_code: 'ready',
         details: { format: null },
+        previewable: false,
         thumbnail: null,
       }
     }
-    if (sniffed.media_type === 'image') return await inspectImage(path, sniffed, head)
+    if (sniffed.media_type === 'image') {
+      return await inspectImage(path, sniffed, head, makeThumbnail)
+    }
     let dimensions = UNKNOWN
     if (['mp4', 'mov', 'm4a', '3gp'].includes(sniffed.format)) {
       dimensions = await readIsoMedia(file, size)
@@ -202,6 +255,7 @@ export async function inspectFile(
       ...dimensions,
       status_code: 'ready',
       details: { format: sniffed.format },
+      previewable: false,
       thumbnail: null,
     }
   } finally {

@@ -14,12 +14,25 @@ export const ASSETS = 'assets'
 export const FOLDERS = 'asset_folders'
 export const UPLOADS = 'asset_uploads'
 
-/** What an image asset's `metadata.thumbnail` holds: the thumbnail is a blob of its own. */
+/**
+ * What an image asset's `metadata.thumbnail` holds when the thumbnail was made with the asset (the
+ * history seeder's assets): the thumbnail is a blob of its own.
+ */
 export interface ThumbnailInfo {
   sha256: string
   content_type: string
   width: number
   height: number
+}
+
+/**
+ * What an uploaded image's `metadata.thumbnail` holds: its thumbnail is made from the asset's
+ * bytes when it is first requested (see `thumbnails.ts`), so neither its hash nor its size is
+ * known before.
+ */
+export interface OnRequestThumbnail {
+  content_type: string
+  on_request: true
 }
 
 export function thumbnailOf(asset: Pick<Asset, 'metadata'>): ThumbnailInfo | null {
@@ -29,7 +42,11 @@ export function thumbnailOf(asset: Pick<Asset, 'metadata'>): ThumbnailInfo | nul
     : null
 }
 
-/** The organization's live asset with these bytes, if any: the duplicate rule. */
+export function hasThumbnailOnRequest(asset: Pick<Asset, 'metadata'>): boolean {
+  const thumbnail = asset.metadata.thumbnail as Partial<OnRequestThumbnail> | undefined
+  return thumbnail?.on_request === true
+}
+
 /**
  * The asset a confirmed upload becomes: the one shape both the three-step upload and the history
  * seeder write, so a seeded asset cannot differ from an uploaded one. URLs are minted at read time.
@@ -43,7 +60,7 @@ export function confirmedAsset(fields: {
   size: number
   sha256: string
   upload: { id: string; filename: string; content_type?: string }
-  thumbnail: ThumbnailInfo | null
+  thumbnail: ThumbnailInfo | OnRequestThumbnail | null
   at: string
 }): Asset {
   const { inspection, upload } = fields
@@ -78,9 +95,10 @@ export function confirmedAsset(fields: {
   }
 }
 
+/** The organization's live asset with these bytes, if any: the duplicate rule. */
 export function findAssetBySha(store: RecordStore, orgId: string, sha256: string): Asset | null {
-  const row = store.db
-    .prepare(
+  const row = store
+    .prepared(
       // Named: for ORDER BY … LIMIT 1 the planner prefers walking records_by_created, which reads
       // every asset of the organization for each question (an upload of n files cost n²).
       `SELECT doc FROM records INDEXED BY records_by_sha256

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { createReadStream, createWriteStream, readdirSync, rmSync } from 'node:fs'
+import { createReadStream, createWriteStream, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import type { BlobStore } from '../blobs'
@@ -40,6 +40,33 @@ export function stagedUploadIds(blobs: BlobStore): Set<string> {
     if (match?.[1]) ids.add(match[1])
   }
   return ids
+}
+
+/** Files up to this size are read whole by `hashOf`, and their bytes handed back. */
+const READ_WHOLE_UP_TO = 64 * 1024
+
+/**
+ * The sha256 and size of a file of about `expectedSize` bytes, read in one pass: a small one in
+ * one call (a trip through the thread pool for each of open, stat, read and close costs more
+ * than reading it), its bytes returned for the caller to look at without reading the file again;
+ * a larger one streamed through a bounded buffer.
+ */
+export async function hashOf(
+  path: string,
+  expectedSize: number,
+): Promise<{ sha256: string; size: number; bytes?: Buffer }> {
+  if (expectedSize <= READ_WHOLE_UP_TO) {
+    const bytes = readFileSync(path)
+    return { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, bytes }
+  }
+  const hash = createHash('sha256')
+  let size = 0
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+    const bytes = chunk as Buffer
+    hash.update(bytes)
+    size += bytes.length
+  }
+  return { sha256: hash.digest('hex'), size }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { createWriteStream, renameSync, rmSync } from 'node:fs'
+import { createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { badRequest, conflict, SandboxError } from '../errors'
@@ -19,6 +19,9 @@ import {
  * its presigned URL, no API key. Like real storage it answers 200 with an ETag, 403 once the URL
  * has expired or when its signature is wrong, and keeps the last copy of a part sent twice.
  */
+
+/** Parts up to this size are held in memory until they are whole: a socket read's worth. */
+const WRITTEN_WHOLE_UP_TO = 64 * 1024
 
 function refuseClosed(context: UploadContext, orgId: string, upload: AssetUpload): void {
   if (context.confirming.has(upload.id)) {
@@ -82,24 +85,29 @@ async function receivePart(
     throw wrongSize(partNumber, expected, declared)
   }
 
-  // Straight from the socket to disk; a part is never held in memory whole.
   const staged = temporaryPath(blobs, found.upload.id, `part-${partNumber}`)
   const md5 = createHash('md5')
   let received = 0
+  async function* counted(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of source) {
+      received += chunk.length
+      // Past the expected size the rest is read and dropped, so the answer still arrives.
+      if (received > expected) continue
+      md5.update(chunk)
+      yield chunk
+    }
+  }
   try {
-    await pipeline(
-      request.raw,
-      async function* (source: AsyncIterable<Buffer>) {
-        for await (const chunk of source) {
-          received += chunk.length
-          // Past the expected size the rest is read and dropped, so the answer still arrives.
-          if (received > expected) continue
-          md5.update(chunk)
-          yield chunk
-        }
-      },
-      createWriteStream(staged, { flags: 'wx' }),
-    )
+    if (expected <= WRITTEN_WHOLE_UP_TO) {
+      // A small part (a small file's only one) is gathered, then written in one call: a write
+      // stream's open, write and close, each a trip through the thread pool, cost more than it.
+      const chunks: Buffer[] = []
+      for await (const chunk of counted(request.raw)) chunks.push(chunk)
+      if (received === expected) writeFileSync(staged, Buffer.concat(chunks), { flag: 'wx' })
+    } else {
+      // Straight from the socket to disk: a larger part is never held in memory whole.
+      await pipeline(request.raw, counted, createWriteStream(staged, { flags: 'wx' }))
+    }
     if (received !== expected) throw wrongSize(partNumber, expected, String(received))
     // Whatever happened to the upload while the bytes were arriving decides.
     const current = findUpload(store, found.upload.id)

@@ -93,8 +93,8 @@ export function findUpload(
   store: RecordStore,
   uploadId: string,
 ): { orgId: string; upload: AssetUpload } | null {
-  const row = store.db
-    .prepare(
+  const row = store
+    .prepared(
       `SELECT org_id, doc FROM records WHERE collection = ? AND id = ? AND deleted_at IS NULL`,
     )
     .get(UPLOADS, uploadId) as { org_id: string; doc: string } | undefined
