@@ -3,7 +3,8 @@ import type { RunStatusCode } from '../../../src-shared/api'
 import { idList } from '../values'
 
 /** Statuses a run still leaves: its details may still grow. */
-const UNFINISHED = JSON.stringify(['queued', 'starting', 'running'] satisfies RunStatusCode[])
+const UNFINISHED_STATUSES = ['queued', 'starting', 'running'] as const satisfies RunStatusCode[]
+const UNFINISHED = JSON.stringify(UNFINISHED_STATUSES)
 
 export interface RunDetailsFetched {
   runId: string
@@ -36,20 +37,29 @@ export class RunDetailsFetchedRepository {
         run_updated_ms = excluded.run_updated_ms, fetched_ms = excluded.fetched_ms`)
     this.runUpdated = db.prepare('SELECT updated_ms FROM runs WHERE id = ?').pluck()
     const unfinished = `(SELECT value FROM json_each('${UNFINISHED}'))`
-    // Two branches so that each uses its index: the runs named (by id), and the unfinished runs
-    // (by status). A full scan of the runs for the second would cost every sync its length.
+    // Each branch uses an index and keeps only its newest `limit`, so nothing walks the
+    // organization's runs (a plan that did took 150 ms at 100,000 runs, on the thread that
+    // answers the window): the runs named, looked up one by one by id (CROSS JOIN keeps SQLite
+    // from choosing another index), and the unfinished runs of each status, newest created first
+    // by the status index (a history can hold thousands of runs left running).
+    const unfinishedOf = (status: RunStatusCode) => `
+           SELECT * FROM (
+             SELECT r.id, r.updated_ms, r.seq FROM runs r
+              WHERE r.org_id = @org AND r.status_code = '${status}'
+              ORDER BY r.created_ms DESC LIMIT @limit)`
     this.dueStatement = db
       .prepare(
         `SELECT id FROM (
-           SELECT r.id, r.updated_ms, r.seq FROM runs r
-             LEFT JOIN run_details_fetched f ON f.run_id = r.id
-            WHERE r.id IN (SELECT value FROM json_each(?)) AND r.org_id = ?
-              AND (f.run_id IS NULL OR f.run_updated_ms <> r.updated_ms
-                   OR r.status_code IN ${unfinished})
-           UNION
-           SELECT r.id, r.updated_ms, r.seq FROM runs r
-            WHERE r.org_id = ? AND r.status_code IN ${unfinished}
-         ) ORDER BY updated_ms DESC, seq DESC LIMIT ?`,
+           SELECT * FROM (
+             SELECT r.id, r.updated_ms, r.seq FROM json_each(@named) AS named
+               CROSS JOIN runs r ON r.id = named.value
+               LEFT JOIN run_details_fetched f ON f.run_id = r.id
+              WHERE r.org_id = @org
+                AND (f.run_id IS NULL OR f.run_updated_ms <> r.updated_ms
+                     OR r.status_code IN ${unfinished})
+              ORDER BY r.updated_ms DESC, r.seq DESC LIMIT @limit)
+           UNION ${UNFINISHED_STATUSES.map(unfinishedOf).join('\n           UNION ')}
+         ) ORDER BY updated_ms DESC, seq DESC LIMIT @limit`,
       )
       .pluck()
   }
@@ -81,6 +91,6 @@ export class RunDetailsFetchedRepository {
    * and every unfinished run of the organization.
    */
   due(orgId: string, changed: readonly string[], limit: number): string[] {
-    return this.dueStatement.all(idList(changed), orgId, orgId, limit) as string[]
+    return this.dueStatement.all({ named: idList(changed), org: orgId, limit }) as string[]
   }
 }
