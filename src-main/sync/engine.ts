@@ -240,7 +240,7 @@ export class SyncEngine {
       stored?.updatedAt != null && stored.id != null
         ? { at: stored.updatedAt, id: stored.id }
         : null
-    const query: Query = { sort_by: `${spec.field}:asc`, limit: PAGE_LIMIT }
+    const query: Query = { sort_by: `${spec.field}:asc`, limit: spec.pageLimit ?? PAGE_LIMIT }
     // `>=`, not `>`: records sharing the cursor's time but not yet seen must come back.
     if (cursor) query.q = `${spec.field}>=${cursor.at}`
     const pages = listPages(this.client, spec.path, query, {
