@@ -85,6 +85,8 @@ rmSync(stage, { recursive: true, force: true })
 mkdirSync(stage, { recursive: true })
 cpSync(join(root, 'out'), join(stage, 'out'), { recursive: true })
 cpSync(join(root, 'package.json'), join(stage, 'package.json'))
+// The sandbox reads the service contract at run time (it validates requests against it).
+cpSync(join(root, 'resources', 'openapi.yaml'), join(stage, 'resources', 'openapi.yaml'))
 cpSync(join(root, 'package-lock.json'), join(stage, 'package-lock.json'))
 step(
   'Staging the production dependencies',

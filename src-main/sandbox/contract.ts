@@ -1,9 +1,25 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
 
-/** `resources/` sits two levels above both `src-main/sandbox` and the bundled `out/main`. */
-export const CONTRACT_PATH = join(import.meta.dirname, '..', '..', 'resources', 'openapi.yaml')
+/**
+ * `resources/openapi.yaml`, found by walking up from this module: two levels above
+ * `src-main/sandbox` in the sources, three above `out/main/chunks` in a build (the bundler
+ * decides which chunk the sandbox lands in), and beside `out/` in the packaged app, where
+ * `npm run dist` stages it.
+ */
+export const CONTRACT_PATH = findUp(import.meta.dirname, join('resources', 'openapi.yaml'))
+
+function findUp(from: string, relative: string): string {
+  let dir = from
+  for (let level = 0; level < 5; level++) {
+    const candidate = join(dir, relative)
+    if (existsSync(candidate)) return candidate
+    dir = dirname(dir)
+  }
+  // Not found: the sources' place, so that the error names a path that makes sense.
+  return join(from, '..', '..', relative)
+}
 
 type Json = Record<string, unknown>
 
