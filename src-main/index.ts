@@ -37,7 +37,7 @@ if (!app.requestSingleInstanceLock()) {
     window.on('closed', unsubscribe)
   }
 
-  void app.whenReady().then(async () => {
+  const start = async () => {
     // The host inside falls back to the sandbox (with a notice) when the current profile
     // cannot be used, so this only fails when the services cannot open at all.
     const opened = await startServices({
@@ -67,7 +67,18 @@ if (!app.requestSingleInstanceLock()) {
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) showWindow(opened)
     })
-  })
+  }
+
+  void app.whenReady().then(() =>
+    start().catch((error: unknown) => {
+      logger.error('the local services could not start', { err: error })
+      dialog.showErrorBox(
+        'Atelier could not start',
+        `Its local services could not open: ${error instanceof Error ? error.message : String(error)} The log in ${home} says more.`,
+      )
+      app.quit()
+    }),
+  )
 
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()
