@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto'
-import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   appSettingsSchema,
@@ -9,6 +7,7 @@ import {
 import type { CoreSettings } from '../core'
 import type { SyncCollection } from '../sync'
 import { SettingsError } from './errors'
+import { readJsonFile, writeJsonFile } from './json-file'
 
 /** Beside the databases: `<home>/settings.json`, read whenever the core opens. */
 export const SETTINGS_FILE = 'settings.json'
@@ -18,20 +17,9 @@ const MIB = 1024 * 1024
 /** The defaults when there is no file yet; SETTINGS_FILE_DAMAGED when it cannot be read. */
 export async function readAppSettings(home: string): Promise<AppSettings> {
   const file = join(home, SETTINGS_FILE)
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return structuredClone(DEFAULT_APP_SETTINGS)
-    throw error
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
+  const read = await readJsonFile(file)
+  if (read.missing) return structuredClone(DEFAULT_APP_SETTINGS)
+  const { json } = read
   // A newer Atelier may add fields: what this one knows is kept, the defaults fill the rest.
   const merged =
     typeof json === 'object' && json !== null ? { ...DEFAULT_APP_SETTINGS, ...json } : json
@@ -47,15 +35,7 @@ export async function readAppSettings(home: string): Promise<AppSettings> {
 
 /** Written whole to a temporary file, then renamed: a crash leaves the old file or the new one. */
 export async function writeAppSettings(home: string, settings: AppSettings): Promise<void> {
-  const file = join(home, SETTINGS_FILE)
-  const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`
-  try {
-    await writeFile(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 })
-    await rename(temporary, file)
-  } catch (error) {
-    await rm(temporary, { force: true })
-    throw error
-  }
+  await writeJsonFile(join(home, SETTINGS_FILE), settings)
 }
 
 /** The collections each switch stands for; catalogs, models, flows and deletions always go. */

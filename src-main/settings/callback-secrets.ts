@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
-import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import type { components } from '../../src-shared/api/schema.gen'
 import type { CallbackSecretItem, CreatedCallbackSecret } from '../../src-shared/domain/settings'
 import type { Backend } from '../app/backend'
-import { isServiceError, type ServiceClient } from '../service'
-import { SettingsError } from './errors'
+import type { ServiceClient } from '../service'
+import { online, SettingsError } from './errors'
+import { readJsonFile, writeJsonFile } from './json-file'
 
 /**
  * Callback secrets (issue 8): the keys that sign a run's or a batch's callback. The service
@@ -140,20 +139,9 @@ export class CallbackSecretList {
   }
 
   async #read(): Promise<ListFile> {
-    let text: string
-    try {
-      text = await readFile(this.file, 'utf8')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(EMPTY)
-      throw error
-    }
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    const parsed = fileSchema.safeParse(json)
+    const read = await readJsonFile(this.file)
+    if (read.missing) return structuredClone(EMPTY)
+    const parsed = fileSchema.safeParse(read.json)
     if (!parsed.success) {
       throw new SettingsError(
         'SETTINGS_FILE_DAMAGED',
@@ -165,29 +153,7 @@ export class CallbackSecretList {
 
   /** Written whole to a temporary file, then renamed: a crash leaves the old file or the new one. */
   async #write(file: ListFile): Promise<void> {
-    const temporary = `${this.file}.${randomBytes(4).toString('hex')}.tmp`
-    try {
-      await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 })
-      await rename(temporary, this.file)
-    } catch (error) {
-      await rm(temporary, { force: true })
-      throw error
-    }
-  }
-}
-
-/** Unreachable: said once, in the words of what to do; the service's other refusals pass as they are. */
-async function online<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    if (isServiceError(error) && error.status === 0 && !error.outcomeUnknown) {
-      throw new SettingsError(
-        'OFFLINE',
-        `The service cannot be reached, so ${what}. Callback secrets are made on the service, not on this computer: check the connection and try again once Atelier is back online.`,
-      )
-    }
-    throw error
+    await writeJsonFile(this.file, file)
   }
 }
 
@@ -196,8 +162,12 @@ export function createCallbackSecret(
   client: ServiceClient,
   label: string,
 ): Promise<CreatedCallbackSecret> {
-  return online('the callback secret was not created', async () => {
-    const created = await client.post('/v1/callback-secrets', { body: { label } })
-    return { callbackSecret: itemOf(created), secret: created.plain_secret }
-  })
+  return online(
+    'the callback secret was not created',
+    'Callback secrets are made on the service',
+    async () => {
+      const created = await client.post('/v1/callback-secrets', { body: { label } })
+      return { callbackSecret: itemOf(created), secret: created.plain_secret }
+    },
+  )
 }

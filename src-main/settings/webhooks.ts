@@ -5,10 +5,13 @@ import type {
   WebhookCreateInput,
   WebhookItem,
 } from '../../src-shared/domain/settings'
-import { isServiceError, type ServiceClient } from '../service'
-import { SettingsError } from './errors'
+import type { ServiceClient } from '../service'
+import { online } from './errors'
 
 type Webhook = components['schemas']['Webhook']
+
+/** Where webhooks live, for the words of an OFFLINE refusal. */
+const KEPT = 'Webhooks live on the service'
 
 /** Webhooks shown at once; an organization has a handful. */
 const LIST_LIMIT = 100
@@ -24,23 +27,8 @@ function itemOf(webhook: Webhook): WebhookItem {
   }
 }
 
-/** Unreachable: said once, in the words of what to do; the service's other refusals pass as they are. */
-async function online<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    if (isServiceError(error) && error.status === 0 && !error.outcomeUnknown) {
-      throw new SettingsError(
-        'OFFLINE',
-        `The service cannot be reached, so ${what}. Webhooks live on the service, not on this computer: check the connection and try again once Atelier is back online.`,
-      )
-    }
-    throw error
-  }
-}
-
 export function listWebhooks(client: ServiceClient): Promise<WebhookItem[]> {
-  return online('the webhooks cannot be listed', async () => {
+  return online('the webhooks cannot be listed', KEPT, async () => {
     const page = await client.get('/v1/webhooks', { params: { query: { limit: LIST_LIMIT } } })
     return page.items.map(itemOf)
   })
@@ -55,7 +43,7 @@ export function createWebhook(
   input: Required<WebhookCreateInput>,
 ): Promise<CreatedWebhook> {
   const secret = `whsec_${randomBytes(32).toString('base64url')}`
-  return online('the webhook was not created', async () => {
+  return online('the webhook was not created', KEPT, async () => {
     const webhook = await client.post('/v1/webhooks', {
       body: {
         url: input.url,
@@ -69,7 +57,7 @@ export function createWebhook(
 }
 
 export async function deleteWebhook(client: ServiceClient, id: string): Promise<null> {
-  await online('the webhook was not deleted', () =>
+  await online('the webhook was not deleted', KEPT, () =>
     client.delete('/v1/webhooks/{id}', { params: { path: { id } } }),
   )
   return null
