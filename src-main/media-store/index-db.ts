@@ -1,5 +1,6 @@
 import { existsSync, renameSync } from 'node:fs'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { openSqlite } from '../native'
 import { MediaStoreError } from './errors'
 import { MediaRefs, REFS_MIGRATION } from './refs'
 
@@ -68,7 +69,7 @@ function isDamage(error: unknown): boolean {
 }
 
 function openAndMigrate(file: string): Database.Database {
-  const db = new Database(file)
+  const db = openSqlite(file)
   try {
     db.pragma('journal_mode = WAL')
     // The index is a cache of what the folder holds (reconciled at every open), not the ledger:

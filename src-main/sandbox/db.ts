@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { openSqlite } from '../native'
 
 /**
  * The sandbox's own database. Every record of the service lives in one `records` table as JSON
@@ -67,7 +68,7 @@ const MIGRATIONS: readonly string[] = [
 export type SandboxDb = Database.Database
 
 export function openSandboxDb(file: string): SandboxDb {
-  const db = new Database(file)
+  const db = openSqlite(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('foreign_keys = ON')
