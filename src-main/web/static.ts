@@ -44,6 +44,19 @@ export function plain(response: ServerResponse, status: number, message: string)
   response.end(`${message}\n`)
 }
 
+/**
+ * The file the page's `<link rel="icon">` names, as a path of the build (`/assets/icon-….svg`),
+ * or undefined when it names none inside it.
+ */
+function iconPath(html: string): string | undefined {
+  for (const [link] of html.matchAll(/<link\b[^>]*>/gi)) {
+    if (!/\brel="(?:shortcut )?icon"/i.test(link)) continue
+    const href = /\bhref="\.?(\/[^"?#]+)"/i.exec(link)?.[1]
+    if (href !== undefined && !href.includes('..')) return href
+  }
+  return undefined
+}
+
 export interface StaticSite {
   /** Answers a GET or HEAD for `pathname` (already authorized) from the build folder. */
   serve: (pathname: string, response: ServerResponse, head: boolean) => Promise<void>
@@ -62,6 +75,9 @@ export async function staticSite(
   if (!html.includes('<head>')) throw new Error(`The renderer build in ${outDir} has no <head>.`)
   // First in the head, so that it is there whatever order the build puts the scripts in.
   const index = Buffer.from(html.replace('<head>', `<head>\n    ${marker}`))
+  // A browser asks for /favicon.ico by itself (on a page without a link to an icon, say): it
+  // gets the app's icon, not a 404 in the console; no content when the build has no icon.
+  const icon = iconPath(html)
 
   return {
     serve: async (pathname, response, head) => {
@@ -76,9 +92,15 @@ export async function staticSite(
         response.end(head ? undefined : index)
         return
       }
+      const favicon = pathname === '/favicon.ico'
+      if (favicon && icon === undefined) {
+        response.writeHead(204, { ...SECURITY_HEADERS, 'Cache-Control': 'no-cache' })
+        response.end()
+        return
+      }
       let decoded: string
       try {
-        decoded = decodeURIComponent(pathname)
+        decoded = favicon && icon !== undefined ? icon : decodeURIComponent(pathname)
       } catch {
         plain(response, 400, 'This address is not valid.')
         return
@@ -97,10 +119,12 @@ export async function staticSite(
         ...SECURITY_HEADERS,
         'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
         'Content-Length': String(info.size),
-        // Vite puts a content hash in every asset's name, so an asset never changes.
-        'Cache-Control': decoded.startsWith('/assets/')
-          ? 'private, max-age=31536000, immutable'
-          : 'no-cache',
+        // Vite puts a content hash in every asset's name, so an asset never changes (but what
+        // /favicon.ico answers may, with the next build).
+        'Cache-Control':
+          decoded.startsWith('/assets/') && !favicon
+            ? 'private, max-age=31536000, immutable'
+            : 'no-cache',
       })
       if (head) {
         response.end()

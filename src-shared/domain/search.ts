@@ -1,5 +1,17 @@
 import { z } from 'zod'
 import type { EvaluationStatusCode, MediaType, RunStatusCode } from '../api'
+import {
+  EVALUATION_STATUSES,
+  FILTER_KINDS,
+  MEDIA_TYPES,
+  RUN_STATUSES,
+  SEARCH_KINDS,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_TEXT_MAX,
+  type SearchFilter,
+  type SearchKind,
+} from './search-filters'
 
 /**
  * Offline search over the mirror, as both ends of the IPC boundary and the `atelier search`
@@ -12,50 +24,17 @@ import type { EvaluationStatusCode, MediaType, RunStatusCode } from '../api'
  * it matched.
  */
 
-export const SEARCH_KINDS = ['runs', 'evaluations', 'assets'] as const
-export type SearchKind = (typeof SEARCH_KINDS)[number]
-
-export const RUN_STATUSES = [
-  'queued',
-  'starting',
-  'running',
-  'succeeded',
-  'failed',
-  'canceled',
-] as const satisfies readonly RunStatusCode[]
-export const EVALUATION_STATUSES = [
-  'pending',
-  'running',
-  'completed',
-  'failed',
-] as const satisfies readonly EvaluationStatusCode[]
-export const MEDIA_TYPES = [
-  'image',
-  'video',
-  'audio',
-  'other',
-] as const satisfies readonly MediaType[]
-
-// A status or media type added to the contract must be added here too: this fails to compile.
-type Missing<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : never
-true satisfies Missing<RunStatusCode, (typeof RUN_STATUSES)[number]>
-true satisfies Missing<EvaluationStatusCode, (typeof EVALUATION_STATUSES)[number]>
-true satisfies Missing<MediaType, (typeof MEDIA_TYPES)[number]>
-
-export type SearchFilter =
-  'status' | 'model' | 'from' | 'to' | 'verdict' | 'feedback' | 'folder' | 'mediaType'
-
-/** Which kinds each filter applies to; a filter given for another kind is refused. */
-export const FILTER_KINDS: Record<SearchFilter, readonly SearchKind[]> = {
-  status: ['runs', 'evaluations'],
-  model: ['runs', 'evaluations'],
-  from: SEARCH_KINDS,
-  to: SEARCH_KINDS,
-  verdict: ['evaluations'],
-  feedback: ['evaluations'],
-  folder: ['assets'],
-  mediaType: ['assets'],
-}
+export {
+  EVALUATION_STATUSES,
+  FILTER_KINDS,
+  MEDIA_TYPES,
+  RUN_STATUSES,
+  SEARCH_KINDS,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SEARCH_TEXT_MAX,
+} from './search-filters'
+export type { SearchFilter, SearchKind } from './search-filters'
 
 const STATUSES: Record<SearchKind, readonly string[]> = {
   runs: RUN_STATUSES,
@@ -72,10 +51,6 @@ export function filtersByKind(): string {
         .join(', ')}`,
   ).join('; ')
 }
-
-export const SEARCH_LIMIT_DEFAULT = 20
-export const SEARCH_LIMIT_MAX = 100
-export const SEARCH_TEXT_MAX = 500
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i

@@ -199,6 +199,8 @@ beforeEach(async () => {
   await settled(() => {
     useAppStore.getState().goTo('evaluations')
   })
+  // The section's code comes in a chunk of its own: the list shows once it is there.
+  await screen.findByRole('listbox', { name: 'Evaluations' }, { timeout: 10_000 })
 })
 
 afterEach(() => {

@@ -77,6 +77,8 @@ beforeEach(async () => {
     await useAppStore.getState().loadFlows()
     await useAppStore.getState().openFlow(FLOW)
   })
+  // The editor's code comes in a chunk of its own: it is open once its toolbar shows.
+  await screen.findByRole('toolbar', { name: 'Flow editor' }, { timeout: 10_000 })
 })
 
 afterEach(async () => {

@@ -131,6 +131,8 @@ async function open(id = FLOW) {
   await act(async () => {
     await useAppStore.getState().openFlow(id)
   })
+  // The editor's code comes in a chunk of its own: it is open once its toolbar shows.
+  await screen.findByRole('toolbar', { name: 'Flow editor' }, { timeout: 10_000 })
 }
 
 const state = () => useAppStore.getState()

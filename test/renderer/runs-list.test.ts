@@ -99,6 +99,8 @@ async function openRuns() {
     useAppStore.getState().goTo('runs')
   })
   await act(async () => {})
+  // The section's code comes in a chunk of its own: it is there once its filters show.
+  await screen.findByRole('search', { name: 'Filter runs' }, { timeout: 10_000 })
 }
 
 const grid = () => screen.getByRole('grid', { name: 'Runs' })

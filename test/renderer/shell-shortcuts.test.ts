@@ -182,7 +182,10 @@ describe('each shortcut does what the sheet says', () => {
     await act(async () => {
       await state().openFlow(u(1))
     })
-    expect(screen.getByRole('toolbar', { name: 'Flow editor' })).toBeTruthy()
+    // The editor's code comes in a chunk of its own: it is open once its toolbar shows.
+    expect(
+      await screen.findByRole('toolbar', { name: 'Flow editor' }, { timeout: 10_000 }),
+    ).toBeTruthy()
     const nodeCount = () => state().doc?.nodes.length
     const opened = state().doc
     const [first] = opened?.nodes ?? []

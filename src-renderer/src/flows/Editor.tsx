@@ -4,6 +4,7 @@ import { useStore } from 'zustand'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
 import { Canvas } from './Canvas'
+import { autoLayout } from './document/layout'
 import { Inspector } from './Inspector'
 import { Palette } from './Palette'
 import { RunForm, type RunRequest } from './RunForm'
@@ -222,7 +223,9 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
         className="small-button"
         data-testid="auto-layout"
         disabled={readOnly}
-        onClick={state.layoutNodes}
+        onClick={() => {
+          state.layoutNodes(autoLayout)
+        }}
       >
         Tidy up
       </button>

@@ -5,6 +5,7 @@ import { ago } from '../shell/syncWords'
 import { useAppStore } from '../store'
 import { NOT_CONNECTED } from '../store/flows'
 import { downloadText } from './download'
+import { editorScreen } from './lazyEditor'
 
 const SECTIONS: { source: FlowSource; title: string; empty: string }[] = [
   {
@@ -59,7 +60,13 @@ function FlowRow({ flow, now }: { flow: FlowSummary; now: number }) {
   const [renaming, setRenaming] = useState(false)
   const local = flow.source === 'local'
   return (
-    <li className="flow-row" data-testid={`flow-row-${flow.name}`}>
+    // Pointing at a flow, or tabbing to it, fetches the editor before it is asked for.
+    <li
+      className="flow-row"
+      data-testid={`flow-row-${flow.name}`}
+      onPointerEnter={editorScreen.preload}
+      onFocus={editorScreen.preload}
+    >
       <div className="flow-row-main">
         {renaming ? (
           <RenameInput

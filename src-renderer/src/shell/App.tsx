@@ -1,31 +1,24 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { AssetsPage } from '../assets'
-import { FlowsPage } from '../flows'
-import { EvaluationsSection } from '../evaluations'
-import { RunsSection } from '../runs'
-import { useAppStore, type Section } from '../store'
+import { useAppStore } from '../store'
 import { CommandPalette } from './CommandPalette'
+import { LazyBoundary, Pending } from './lazy'
+import { SECTION_SCREENS } from './sectionScreens'
 import { SECTION_COPY } from './sections'
-import { SettingsPage } from './SettingsPage'
 import { ShortcutsHelp } from './ShortcutsHelp'
 import { Sidebar } from './Sidebar'
 import { Toasts } from './Toasts'
 import { useShellKeys } from './useShellKeys'
 
-/** One page per section; a section added to SECTIONS fails to compile until it has one. */
-const SECTION_PAGES: Record<Section, () => React.JSX.Element> = {
-  flows: FlowsPage,
-  assets: AssetsPage,
-  runs: RunsSection,
-  evaluations: EvaluationsSection,
-  settings: SettingsPage,
-}
-
 function SectionPage() {
   const section = useAppStore((s) => s.section)
-  const Page = SECTION_PAGES[section]
-  return <Page />
+  const Page = SECTION_SCREENS[section].Component
+  // Keyed by section: a chunk that failed to load is tried again when the section is shown again.
+  return (
+    <LazyBoundary key={section} fallback={<Pending />}>
+      <Page />
+    </LazyBoundary>
+  )
 }
 
 export function App() {

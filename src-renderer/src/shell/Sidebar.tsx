@@ -2,6 +2,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { SectionIcon } from '../components/Icon'
 import { SECTIONS, useAppStore } from '../store'
 import { AccountArea } from './AccountArea'
+import { SECTION_SCREENS } from './sectionScreens'
 import { SECTION_COPY } from './sections'
 import { sectionShortcutId, shortcutHint } from './shortcuts'
 import { SyncStatusArea } from './SyncStatusArea'
@@ -42,6 +43,8 @@ export function Sidebar() {
               onClick={() => {
                 goTo(name)
               }}
+              onPointerEnter={SECTION_SCREENS[name].preload}
+              onFocus={SECTION_SCREENS[name].preload}
             >
               <SectionIcon section={name} />
               <span>{SECTION_COPY[name].title}</span>

@@ -10,7 +10,6 @@ import type {
 } from '../../../src-shared/domain/flow-editor'
 import {
   addNodes,
-  autoLayout,
   connect,
   copyNodes,
   disconnectInputs,
@@ -27,6 +26,7 @@ import {
   removeNodes,
   setFlowName,
   ungroup,
+  type autoLayout,
   type CanvasNode,
   type ClipboardNodes,
   type EditorDoc,
@@ -103,7 +103,11 @@ export interface EditorSlice {
   ungroupSelection: () => void
   copySelection: () => void
   pasteClipboard: () => void
-  layoutNodes: () => void
+  /**
+   * Lays the nodes out with `layout` (the document's `autoLayout`, handed in by the editor: the
+   * layout library comes with the editor's chunk, not with the store the start screen loads).
+   */
+  layoutNodes: (layout: typeof autoLayout) => void
   undo: () => void
   redo: () => void
   /** Saves now what waits for the autosave; resolves once it is saved (or could not be). */
@@ -513,9 +517,9 @@ export const createEditorSlice: StateCreator<AppState, [], [], EditorSlice> = (s
       })
     },
 
-    layoutNodes: () => {
+    layoutNodes: (layout) => {
       const measured = get().measured
-      get().editDoc((doc) => moveNodes(doc, autoLayout(doc.nodes, measured)))
+      get().editDoc((doc) => moveNodes(doc, layout(doc.nodes, measured)))
     },
 
     undo: () => {
