@@ -1,14 +1,25 @@
 import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import react from '@vitejs/plugin-react'
+import { RENDERER_BUILD_OPTIONS } from './src-renderer/build-options.mjs'
+import { contractJson } from './scripts/build/contract.mjs'
+import { buildStamp } from './scripts/build/stamp.mjs'
+
+const root = import.meta.dirname
 
 export default defineConfig({
   main: {
+    plugins: [buildStamp({ root, part: 'main' }), contractJson({ root })],
     build: {
       outDir: 'out/main',
       rollupOptions: {
+        // Vite builds the renderer for `atelier web` only in a checkout that was never built: it
+        // stays a package of its own (a development one), never copied into the app's bundle.
+        external: ['vite', '@vitejs/plugin-react'],
         input: {
           index: resolve(import.meta.dirname, 'src-main/index.ts'),
+          // The `atelier` command, run by bin/atelier.mjs when this build is fresh.
+          cli: resolve(import.meta.dirname, 'src-main/cli/main.ts'),
           // The app's services run in a worker thread of their own, found beside the main bundle.
           'services-thread': resolve(import.meta.dirname, 'src-main/services-thread/thread.ts'),
           // The sync's page writer runs in a worker thread, found beside the main bundle.
@@ -18,6 +29,7 @@ export default defineConfig({
     },
   },
   preload: {
+    plugins: [buildStamp({ root, part: 'preload' })],
     build: {
       outDir: 'out/preload',
       // A sandboxed preload cannot load ES modules, so it is bundled as CommonJS.
@@ -29,10 +41,15 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(import.meta.dirname, 'src-renderer'),
-    plugins: [react()],
+    plugins: [react(), buildStamp({ root, part: 'renderer' })],
+    // The same options as the browser mode's build (src-main/web/renderer-build.ts).
     build: {
+      ...RENDERER_BUILD_OPTIONS,
       outDir: resolve(import.meta.dirname, 'out/renderer'),
-      rollupOptions: { input: { index: resolve(import.meta.dirname, 'src-renderer/index.html') } },
+      rolldownOptions: {
+        ...RENDERER_BUILD_OPTIONS.rolldownOptions,
+        input: { index: resolve(import.meta.dirname, 'src-renderer/index.html') },
+      },
     },
   },
 })

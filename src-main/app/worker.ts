@@ -9,16 +9,20 @@ import type { Worker } from 'node:worker_threads'
  * - from the TypeScript sources (`atelier`, the tests), `bootstrap`, a small `.mjs` beside that
  *   module which has tsx compile the thread: a worker does not inherit the loader of the thread
  *   that started it;
- * - from a bundle, `bundled` (`<name>.js`) beside the bundle, built as an input of its own of
- *   the main build (electron.vite.config.ts).
+ * - from a bundle, `bundled` (`<name>.js`) beside the bundle's entries, built as an input of its
+ *   own of the main build (electron.vite.config.ts).
  *
  * Null when the bundle has no such file: the caller then does the work on its own thread.
  */
 export function workerEntry(moduleUrl: string, bootstrap: string, bundled: string): URL | null {
   const here = new URL(moduleUrl)
   if (here.pathname.endsWith('.ts')) return new URL(bootstrap, here)
-  const built = new URL(bundled, here)
-  return existsSync(fileURLToPath(built)) ? built : null
+  // The bundler decides where the starting module lands: in an entry beside the thread's file,
+  // or in a shared chunk one folder below it (`out/main/chunks/`).
+  for (const candidate of [new URL(bundled, here), new URL(`../${bundled}`, here)]) {
+    if (existsSync(fileURLToPath(candidate))) return candidate
+  }
+  return null
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander'
 import { defaultHome } from '../app/paths'
 import { APP_VERSION } from '../app/version'
-import { DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, type LogLevel } from '../log'
+import { DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, type LogLevel } from '../log/levels'
 import { registerFeedback, registerOutbox } from './commands/outbox'
 import { registerProfile } from './commands/profile'
 import { registerRun } from './commands/run'

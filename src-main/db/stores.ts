@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Tombstone, TombstoneCollection } from '../../src-shared/api'
+import { closeNoted } from './connection'
 import { AssetFoldersRepository, AssetsRepository } from './repositories/assets'
 import {
   CatalogRecordsRepository,
@@ -49,7 +50,7 @@ abstract class Store {
     if (this.db.open) {
       // Lets SQLite keep its planner statistics fresh, as its docs advise before closing.
       this.db.pragma('optimize')
-      this.db.close()
+      closeNoted(this.db, this.file)
     }
   }
 }

@@ -1,11 +1,4 @@
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type RouteOptions,
-} from 'fastify'
-import openapiGlue from 'fastify-openapi-glue'
-import addFormats from 'ajv-formats'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
 import { z } from 'zod'
 import { uuidv7 } from './clock'
@@ -13,8 +6,9 @@ import type { AuthContext } from './accounts'
 import { parseCredits } from './accounts'
 import { SandboxError, type FieldProblem } from './errors'
 import { faultRulesSchema, type FaultRule } from './faults'
+import { lazyValidators } from './lazy-validation'
 import { ListError } from './list'
-import { ResponseChecker } from './response-check'
+import { contractRoutes, contractSchema } from './routes'
 import type { Handler, Handlers, OperationId } from './handlers/types'
 import type { SandboxArea, SandboxServices } from './services'
 
@@ -92,6 +86,7 @@ export async function buildServer(
     // Closing the sandbox (the app quitting, a test ending) must not wait on a client that keeps
     // a connection open: whatever is still open then is cut, as a real server going away would.
     forceCloseConnections: true,
+    schemaController: { compilersFactory: { buildValidator: lazyValidators() } },
     ajv: {
       customOptions: {
         strict: false,
@@ -99,9 +94,16 @@ export async function buildServer(
         coerceTypes: 'array',
         removeAdditional: false,
         useDefaults: true,
+        // The route schemas are the contract's, which its own tests lint; checking them against
+        // the meta-schema at every start cost more than half a second.
+        validateSchema: false,
       },
-      // ajv-formats' option type is narrower than Fastify's plugin slot; it takes no options here.
-      plugins: [addFormats as never],
+      // No plugins: Fastify's compiler adds ajv-formats itself, when it makes its Ajv.
+      // The contract's components, which the routes' schemas refer to, go straight into Ajv:
+      // registered with Fastify, every start would serialize all of them to key its Ajv pool.
+      onCreate: (ajv) => {
+        ajv.addSchema(contractSchema(services.contract.document))
+      },
     },
   })
 
@@ -145,7 +147,10 @@ export async function buildServer(
     return undefined
   })
 
-  const checker = services.config.checkResponses ? new ResponseChecker(services.contract) : null
+  // Loaded only when asked for (the tests): its Ajv is of no use to a user's sandbox.
+  const checker = services.config.checkResponses
+    ? new (await import('./response-check')).ResponseChecker(services.contract)
+    : null
   app.addHook('onSend', async (request, reply, payload) => {
     const { openapiPath } = request.routeOptions.config
     const projected =
@@ -241,55 +246,54 @@ export async function buildServer(
     ),
   )
 
-  const document = services.contract.forRouter()
-  const original = services.contract.document.paths as Record<
+  const document = services.contract.document
+  const original = document.paths as Record<
     string,
     Record<string, { responses?: Record<string, unknown> }>
   >
-  await app.register(openapiGlue, {
-    specification: document,
-    operationResolver: (operationId: string, method: string, path: string) => {
-      const info = services.contract.operations.find((op) => op.operationId === operationId)
-      const handler = handlers[operationId as OperationId] as Handler<OperationId> | undefined
-      // The plugin fills in method, url and schema; its type asks for whole route options.
-      const route = {
-        config: {
-          operationId,
-          openapiPath: path,
-          requiredScope: info?.requiredScope,
-          successStatus: successStatusOf(original[path]?.[method.toLowerCase()]?.responses),
-        },
-        handler: async (request: FastifyRequest, reply: FastifyReply) => {
-          if (!handler) {
-            throw new SandboxError(
-              501,
-              'NOT_IMPLEMENTED',
-              `The sandbox does not implement ${operationId} yet.`,
-            )
-          }
-          let status = request.routeOptions.config.successStatus ?? 200
-          const auth = request.auth
-          if (!auth) throw new SandboxError(401, 'UNAUTHORIZED', 'No credentials were sent.')
-          const body = await handler({
-            params: request.params as never,
-            query: request.query as never,
-            body: request.body as never,
-            headers: request.headers,
-            auth,
-            sandbox: services,
-            status: (code) => {
-              status = code
-            },
-            request,
-            reply,
-          })
-          if (status === 204) return reply.code(204).send()
-          return reply.code(status).send(body)
-        },
-      }
-      return route as unknown as RouteOptions
-    },
-  })
+  for (const contractRoute of contractRoutes(document)) {
+    const { operationId, openapiPath, method } = contractRoute
+    const info = services.contract.operations.find((op) => op.operationId === operationId)
+    const handler = handlers[operationId as OperationId] as Handler<OperationId> | undefined
+    app.route({
+      method: contractRoute.method,
+      url: contractRoute.url,
+      schema: contractRoute.schema,
+      config: {
+        operationId,
+        openapiPath,
+        requiredScope: info?.requiredScope,
+        successStatus: successStatusOf(original[openapiPath]?.[method.toLowerCase()]?.responses),
+      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!handler) {
+          throw new SandboxError(
+            501,
+            'NOT_IMPLEMENTED',
+            `The sandbox does not implement ${operationId} yet.`,
+          )
+        }
+        let status = request.routeOptions.config.successStatus ?? 200
+        const auth = request.auth
+        if (!auth) throw new SandboxError(401, 'UNAUTHORIZED', 'No credentials were sent.')
+        const body = await handler({
+          params: request.params as never,
+          query: request.query as never,
+          body: request.body as never,
+          headers: request.headers,
+          auth,
+          sandbox: services,
+          status: (code) => {
+            status = code
+          },
+          request,
+          reply,
+        })
+        if (status === 204) return reply.code(204).send()
+        return reply.code(status).send(body)
+      },
+    })
+  }
 
   registerAdminRoutes(app, services)
   for (const area of areas) area.routes?.(app)

@@ -1,9 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
+import { isFreshBuild } from '../../scripts/build/freshness.mjs'
+import { findUp } from '../native'
+import { RENDERER_BUILD_OPTIONS } from '../../src-renderer/build-options.mjs'
 
-const ROOT = join(import.meta.dirname, '..', '..')
+/** The checkout: two folders above this module in the sources, three above a build's chunk. */
+const ROOT = dirname(
+  findUp(import.meta.dirname, 'package.json') ??
+    join(import.meta.dirname, '..', '..', 'package.json'),
+)
 
 /** Everything the bundle is made of: its sources, the shared types and the installed packages. */
 const INPUTS = ['src-renderer', 'src-shared', 'package-lock.json']
@@ -63,7 +70,8 @@ export async function ensureRendererBuild(home: string): Promise<string> {
         // Warnings go to stderr; stdout carries only the URL.
         logLevel: 'warn',
         plugins: [react()],
-        build: { outDir: temp, emptyOutDir: true },
+        // The same options as the desktop app's build (electron.vite.config.ts, renderer).
+        build: { ...RENDERER_BUILD_OPTIONS, outDir: temp, emptyOutDir: true },
       })
       await rename(temp, outDir).catch((error: unknown) => {
         // Another process put the same build in place first: its copy is as good as ours.
@@ -80,4 +88,14 @@ export async function ensureRendererBuild(home: string): Promise<string> {
     }
   }
   return outDir
+}
+
+/**
+ * The renderer the browser mode serves: `out/renderer`, as `npm run build` (run by `npm install`)
+ * made it, while it matches the sources — nothing to read or build at start — else a build of
+ * its own under the home (a checkout that was never built, or was edited since).
+ */
+export async function rendererBundle(home: string): Promise<string> {
+  if (isFreshBuild(ROOT, 'renderer')) return join(ROOT, 'out', 'renderer')
+  return ensureRendererBuild(home)
 }

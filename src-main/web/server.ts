@@ -6,7 +6,7 @@ import { openLogger, type LogLevel } from '../log'
 import { startServices, type AppServices } from '../services-thread'
 import { createWebAuth, type WebAuth } from './auth'
 import { BRIDGE_MAX_MESSAGE_BYTES, BRIDGE_PATH, createBridge, type Bridge } from './bridge'
-import { ensureRendererBuild } from './renderer-build'
+import { rendererBundle } from './renderer-build'
 import { systemOpener } from './open-external'
 import { plain, SECURITY_HEADERS, staticSite, type StaticSite } from './static'
 
@@ -112,7 +112,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     // The build takes a few seconds the first time; the services start meanwhile. Both are
     // waited for, so that a failure of one never leaves the other running after `close`.
     const [built, started] = await Promise.allSettled([
-      ensureRendererBuild(home),
+      rendererBundle(home),
       (async () => {
         // A profile the service or the keychain refuses is the user's to fix at the terminal,
         // before anything is served: the host throws those. The rest is told in the page, as

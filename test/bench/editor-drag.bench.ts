@@ -22,7 +22,7 @@ import {
   type MainThreadWork,
 } from '../helpers/frame-timing'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
 
 /**
  * Dragging a node in the flow editor, on a canvas of 1,000 nodes and 1,500 edges against the
@@ -579,7 +579,7 @@ async function benchmark(): Promise<void> {
   let logger: Logger | null = null
   let core: Core | null = null
   try {
-    renderer = await buildAndServeRenderer()
+    renderer = await serveBuiltRenderer()
     ;[browser, backend] = await Promise.all([
       launchChromium(),
       startLocalSandbox(join(home, 'sandbox')),

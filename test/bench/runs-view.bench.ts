@@ -17,7 +17,7 @@ import {
 } from '../helpers/frame-timing'
 import { runPages } from '../helpers/mirror-runs'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 /**
@@ -191,7 +191,7 @@ async function measureSize(
 }
 
 async function benchmark() {
-  const [renderer, browser] = await Promise.all([buildAndServeRenderer(), launchChromium()])
+  const [renderer, browser] = await Promise.all([serveBuiltRenderer(), launchChromium()])
   try {
     const idle = await (async () => {
       const page = await browser.newPage({ viewport: VIEWPORT })

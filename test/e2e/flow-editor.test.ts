@@ -8,7 +8,7 @@ import { openCore, type Core } from '../../src-main/core'
 import { openLogger, type Logger } from '../../src-main/log'
 import { chromiumAvailability, launchChromium } from '../helpers/chromium'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 const { available } = chromiumAvailability()
@@ -80,7 +80,7 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     mkdirSync(artifacts, { recursive: true })
     home = mkdtempSync(join(tmpdir(), 'atelier-e2e-flows-'))
     ;[renderer, browser, sandbox] = await Promise.all([
-      buildAndServeRenderer(),
+      serveBuiltRenderer(),
       launchChromium(),
       startTestSandbox({ latencyMs: 20 }),
     ])

@@ -11,7 +11,7 @@ import { seedHistory } from '../../src-main/sandbox/runs'
 import { SYNC_COLLECTIONS } from '../../src-main/sync'
 import { chromiumAvailability, launchChromium } from '../helpers/chromium'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from '../helpers/renderer-build'
+import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 const { available } = chromiumAvailability()
@@ -46,7 +46,7 @@ describe.runIf(available)('the sync status in the sidebar, in Chromium', () => {
     mkdirSync(artifacts, { recursive: true })
     scratch = mkdtempSync(join(tmpdir(), 'atelier-e2e-sync-'))
     ;[renderer, browser, sandbox] = await Promise.all([
-      buildAndServeRenderer(),
+      serveBuiltRenderer(),
       launchChromium(),
       startTestSandbox({ latencyMs: 0 }),
     ])

@@ -7,7 +7,7 @@ import { openCore, type Core, type CoreOptions } from '../../src-main/core'
 import { openLogger, type Logger } from '../../src-main/log'
 import { launchChromium } from './chromium'
 import { bridgeToMainProcess } from './page-bridge'
-import { buildAndServeRenderer, type ServedRenderer } from './renderer-build'
+import { serveBuiltRenderer, type ServedRenderer } from './renderer-build'
 
 export interface AppOptions<S> {
   /** Part of the temp home's name, to tell a leftover home apart. */
@@ -60,7 +60,7 @@ export interface App<S> {
 export async function startApp<S>(options: AppOptions<S>): Promise<App<S>> {
   const home = mkdtempSync(join(tmpdir(), `atelier-e2e-${options.name}-`))
   const [renderer, browser, service] = await Promise.all([
-    buildAndServeRenderer(),
+    serveBuiltRenderer(),
     launchChromium(),
     options.service(home),
   ])

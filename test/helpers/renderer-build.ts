@@ -1,10 +1,7 @@
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs'
+import { createReadStream, existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { extname, join, normalize, sep } from 'node:path'
-import react from '@vitejs/plugin-react'
-import { build } from 'vite'
 
 const root = join(import.meta.dirname, '..', '..')
 
@@ -22,27 +19,14 @@ export interface ServedRenderer {
 }
 
 /**
- * Builds the real renderer bundle into a temp dir and serves it on 127.0.0.1 (port 0), so the
- * UI tests see exactly what the app ships. ES modules do not load from file: in Chromium,
- * hence the tiny static server.
+ * Serves the real renderer bundle, `out/renderer` as `npm run build` made it (test/global-setup.ts
+ * builds it once per test run), on 127.0.0.1 (port 0), so the UI tests see exactly what the app
+ * ships. ES modules do not load from file: in Chromium, hence the tiny static server.
  */
-export async function buildAndServeRenderer(): Promise<ServedRenderer> {
-  const outDir = mkdtempSync(join(tmpdir(), 'atelier-renderer-'))
-  // Vite takes React's production or development build from NODE_ENV, which vitest sets to
-  // `test`: the tests must see the bundle the app ships (React's development build is several
-  // times slower and measures every render). Set only while the build runs.
-  const nodeEnv = process.env.NODE_ENV
-  process.env.NODE_ENV = 'production'
-  try {
-    await build({
-      root: join(root, 'src-renderer'),
-      base: './',
-      logLevel: 'warn',
-      plugins: [react()],
-      build: { outDir, emptyOutDir: true },
-    })
-  } finally {
-    process.env.NODE_ENV = nodeEnv
+export async function serveBuiltRenderer(): Promise<ServedRenderer> {
+  const outDir = join(root, 'out', 'renderer')
+  if (!existsSync(join(outDir, 'index.html'))) {
+    throw new Error(`${outDir} is missing: test/global-setup.ts builds it before the tests.`)
   }
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname
@@ -73,7 +57,6 @@ export async function buildAndServeRenderer(): Promise<ServedRenderer> {
           resolve()
         })
       })
-      rmSync(outDir, { recursive: true, force: true })
     },
   }
 }

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,14 +18,9 @@ const thread = join(root, 'out', 'main', 'services-thread.js')
 let home: string
 
 beforeAll(() => {
-  const built = spawnSync(
-    process.execPath,
-    [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'],
-    { cwd: root, encoding: 'utf8' },
-  )
-  expect(built.status, built.stderr).toBe(0)
+  // out/ is built once per test run by test/global-setup.ts, as `npm run build` builds it.
   home = mkdtempSync(join(tmpdir(), 'atelier-main-bundle-'))
-}, 180_000)
+})
 
 afterAll(() => {
   rmSync(home, { recursive: true, force: true })

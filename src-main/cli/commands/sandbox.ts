@@ -1,6 +1,5 @@
-import { resolve } from 'node:path'
 import { InvalidArgumentError, type Command } from 'commander'
-import { faultRulesSchema, type FaultRule } from '../../sandbox/faults'
+import type { FaultRule, faultRulesSchema } from '../../sandbox/faults'
 import type { CommandContext } from '../program'
 
 function integer(name: string, min: number, max: number) {
@@ -13,14 +12,15 @@ function integer(name: string, min: number, max: number) {
   }
 }
 
-function faultRules(value: string): FaultRule[] {
+function faultRules(value: string, schema: typeof faultRulesSchema | undefined): FaultRule[] {
   let json: unknown
   try {
     json = JSON.parse(value)
   } catch {
     throw new InvalidArgumentError('--faults takes a JSON array of fault rules.')
   }
-  const parsed = faultRulesSchema.safeParse(json)
+  if (schema === undefined) throw new Error('The schema of --faults was not loaded.')
+  const parsed = schema.safeParse(json)
   if (!parsed.success) {
     throw new InvalidArgumentError(
       `--faults is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
@@ -29,7 +29,10 @@ function faultRules(value: string): FaultRule[] {
   return parsed.data
 }
 
-interface SandboxFlags {
+/** Whether a command line may hold --faults, as `--faults <json>` or `--faults=<json>`. */
+const namesFaults = (arg: string) => arg === '--faults' || arg.startsWith('--faults=')
+
+export interface SandboxFlags {
   port: number
   data?: string
   latencyMs: number
@@ -38,7 +41,10 @@ interface SandboxFlags {
 }
 
 export function registerSandbox(program: Command, context: CommandContext): void {
-  program
+  // The schema of --faults is zod, slow to load: it is loaded before `sandbox` parses its
+  // options, and only when --faults is given, since commander's option parsers cannot wait.
+  let schema: typeof faultRulesSchema | undefined
+  const sandbox = program
     .command('sandbox')
     .description(
       'Run the local sandbox: a complete implementation of the service on 127.0.0.1, for trying Atelier with no account.',
@@ -51,7 +57,9 @@ export function registerSandbox(program: Command, context: CommandContext): void
       integer('--latency-ms', 0, 600_000),
       300,
     )
-    .option('--faults <json>', 'fault rules to start with (JSON array; see the README)', faultRules)
+    .option('--faults <json>', 'fault rules to start with (JSON array; see the README)', (value) =>
+      faultRules(value, schema),
+    )
     .option(
       '--seed-runs <n>',
       'fill the main organization with a history over the last 90 days: this many finished runs, plus one evaluation per 4 runs (at most 25,000; most about the runs, some failed, rated or re-evaluated) and one asset per 10 runs (at most 5,000, images and some videos in a folder tree)',
@@ -60,35 +68,13 @@ export function registerSandbox(program: Command, context: CommandContext): void
     )
     .action(async (flags: SandboxFlags) => {
       // Loaded here so that other commands do not pay for Fastify and sharp at start-up.
-      const { startSandbox } = await import('../../sandbox')
-      const sandbox = await startSandbox({
-        port: flags.port,
-        latencyMs: flags.latencyMs,
-        ...(flags.data ? { dataDir: resolve(flags.data) } : {}),
-        ...(flags.faults ? { faults: flags.faults } : {}),
-      })
-      if (flags.seedRuns > 0) {
-        // Seeded before the ready line, so that a script that waits for it sees the history.
-        const { seedHistory } = await import('../../sandbox/runs')
-        const summary = await seedHistory(sandbox.services, sandbox.orgId, flags.seedRuns)
-        context.io.stderr(
-          `Seeded ${summary.runs} runs (${summary.node_runs} node runs, ${summary.logs} log lines), ${summary.evaluations} evaluations and ${summary.assets} assets in ${summary.asset_folders} folders, in ${(summary.elapsed_ms / 1000).toFixed(1)} s.\n`,
-        )
-      }
-      // Signal handlers go in before the ready line, so a stop right after it is never missed.
-      const stopped = new Promise<void>((done) => {
-        const stop = () => {
-          process.off('SIGINT', stop)
-          process.off('SIGTERM', stop)
-          void sandbox.close().then(done)
-        }
-        process.on('SIGINT', stop)
-        process.on('SIGTERM', stop)
-      })
-      // Exactly one JSON line, whatever --json says: scripts wait for it to know the sandbox is up.
-      context.io.stdout(
-        `${JSON.stringify({ url: sandbox.url, orgId: sandbox.orgId, keys: sandbox.keys })}\n`,
-      )
-      await stopped
+      const { serveSandbox } = await import('../actions/sandbox')
+      await serveSandbox(context, flags)
     })
+  program.hook('preSubcommand', (_program, command) => {
+    if (command !== sandbox || !program.args.some(namesFaults)) return
+    return import('../../sandbox/faults').then((faults) => {
+      schema = faults.faultRulesSchema
+    })
+  })
 }

@@ -12,11 +12,11 @@ import {
   type TransferEvent,
   type TransferRetryPolicy,
 } from '../transfer'
+import { DEFAULT_FILE_CONCURRENCY, DEFAULT_PARTS_IN_FLIGHT } from './defaults'
 import { AssetFolders } from './folders'
 import { ProgressTally, type FileProgress, type UploadProgress } from './progress'
 
-export const DEFAULT_FILE_CONCURRENCY = 4
-export const DEFAULT_PARTS_IN_FLIGHT = 8
+export { DEFAULT_FILE_CONCURRENCY, DEFAULT_PARTS_IN_FLIGHT }
 const HASHING_AT_ONCE = Math.max(1, Math.floor(availableParallelism() / 2))
 /** A file that keeps changing under the upload is given up after this many fresh starts. */
 const MAX_RESTARTS = 2
