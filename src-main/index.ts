@@ -5,7 +5,7 @@ import { app, BrowserWindow, dialog, shell } from 'electron'
 import { appUrl, createMainWindow } from './app/window'
 import { isSafeExternalUrl } from './app/policy'
 import { pushEvent, registerIpc } from './ipc/electron'
-import { openLogger, resolveLogLevel } from './log'
+import { openLogger, resolveLogLevel, type Logger } from './log'
 import { startServices, type AppServices } from './services-thread'
 
 if (!app.requestSingleInstanceLock()) {
@@ -21,9 +21,11 @@ if (!app.requestSingleInstanceLock()) {
 
   const home = app.getPath('userData')
   const { level, problem } = resolveLogLevel(undefined)
-  const logger = openLogger({ home, level, bindings: { process: 'app' } })
-  if (problem) logger.warn(problem)
-  let services: AppServices | null = null
+  // Opened in `start`, not here: a home where the log cannot be made (no rights, a file in the
+  // way) then gets the dialog below, not a crash of this script before there is any dialog.
+  let appLogger: Logger | null = null
+  // Set while the services open, so that quitting then still waits for them and closes them.
+  let services: Promise<AppServices> | null = null
 
   const showWindow = (opened: AppServices) => {
     const window = createMainWindow()
@@ -38,9 +40,12 @@ if (!app.requestSingleInstanceLock()) {
   }
 
   const start = async () => {
+    const logger = openLogger({ home, level, bindings: { process: 'app' } })
+    appLogger = logger
+    if (problem) logger.warn(problem)
     // The host inside falls back to the sandbox (with a notice) when the current profile
     // cannot be used, so this only fails when the services cannot open at all.
-    const opened = await startServices({
+    const opening = startServices({
       home,
       logLevel: level,
       fallbackToSandbox: true,
@@ -59,9 +64,10 @@ if (!app.requestSingleInstanceLock()) {
         return chosen.canceled ? null : (chosen.filePaths[0] ?? null)
       },
     })
+    services = opening
+    const opened = await opening
     if (opened.fallback)
       logger.warn('the services run on the main thread', { why: opened.fallback })
-    services = opened
     registerIpc(opened.dispatch, appUrl())
     showWindow(opened)
     app.on('activate', () => {
@@ -71,7 +77,7 @@ if (!app.requestSingleInstanceLock()) {
 
   void app.whenReady().then(() =>
     start().catch((error: unknown) => {
-      logger.error('the local services could not start', { err: error })
+      appLogger?.error('the local services could not start', { err: error })
       dialog.showErrorBox(
         'Atelier could not start',
         `Its local services could not open: ${error instanceof Error ? error.message : String(error)} The log in ${home} says more.`,
@@ -90,8 +96,8 @@ if (!app.requestSingleInstanceLock()) {
     if (stopped) return
     event.preventDefault()
     void (async () => {
-      await services?.close().catch(() => undefined)
-      logger.close()
+      await services?.then((opened) => opened.close()).catch(() => undefined)
+      appLogger?.close()
       stopped = true
       app.quit()
     })()

@@ -136,7 +136,13 @@ class ThreadServices implements AppServices {
     }
   }
 
-  dispatch(channel: string, args: unknown, context: IpcCallContext): Promise<IpcResult<unknown>> {
+  // A property, like onEvent: the shells pass `services.dispatch` along on its own, and a
+  // detached method lost its `this` (every call of the desktop window failed).
+  readonly dispatch = (
+    channel: string,
+    args: unknown,
+    context: IpcCallContext,
+  ): Promise<IpcResult<unknown>> => {
     if (this.#stopped) return Promise.resolve(ipcFail(this.#stopped))
     if (this.#closing) return Promise.resolve(ipcFail(CLOSING))
     const id = this.#nextId++
