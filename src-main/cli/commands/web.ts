@@ -1,8 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander'
-import { isSecretsError } from '../../secrets'
-import { isServiceError } from '../../service'
+import { isSecretsError } from '../../secrets/errors'
+import { isServiceError } from '../../service/errors'
 import { EXIT } from '../exit-codes'
 import { CliError, type CommandContext } from '../program'
+import { BROWSER_ENV, openBrowser } from '../../web/open-browser'
+import type { WebServer } from '../../web'
+
+/** A stop signal this long after the first is the user insisting, not the same stop twice. */
+const REPEATED_STOP_MS = 1000
 
 function port(value: string): number {
   const parsed = Number(value)
@@ -43,34 +48,77 @@ export function registerWeb(program: Command, context: CommandContext): void {
       'Open Atelier in a browser: serve the app on 127.0.0.1 and print its link (with a one-session token). Runs until Ctrl-C.',
     )
     .option('--port <n>', 'port to listen on (0 picks a free one)', port, 0)
-    .action(async (flags: { port: number }) => {
+    .option(
+      '--open',
+      `also open the link in the system browser (${BROWSER_ENV}=none: never; ${BROWSER_ENV}=<program>: that one)`,
+      false,
+    )
+    .action(async (flags: { port: number; open: boolean }) => {
       const globals = context.globals()
-      // Loaded here so that other commands do not pay for the server, the sandbox and Vite.
-      const { startWebServer } = await import('../../web')
-      const server = await startWebServer({
-        home: globals.home,
-        port: flags.port,
-        host: '127.0.0.1',
-        logLevel: globals.logLevel,
-        ...(globals.profile === undefined ? {} : { profile: globals.profile }),
-      }).catch((error: unknown) => {
-        throw cliError(error, flags.port)
+      // The signal handlers go in first, so that a stop at any moment closes the databases:
+      // one asked for while the app starts (the first renderer build takes seconds) closes it
+      // as soon as it is up, and no link is printed. They stay until everything is closed: a
+      // Ctrl-C reaches every process of the terminal's group and `npm start` forwards it too,
+      // so one stop often arrives twice at once. Only a second one a while later (the user
+      // pressing again because closing hangs) leaves at once.
+      let server: WebServer | undefined
+      let firstStopAt: number | undefined
+      let closing: Promise<void> | undefined
+      let closed = () => {}
+      const stopped = new Promise<void>((resolve) => {
+        closed = resolve
       })
-      // Signal handlers go in before the link is printed, so a stop right after it is never missed.
-      const stopped = new Promise<void>((done) => {
-        const stop = () => {
-          process.off('SIGINT', stop)
-          process.off('SIGTERM', stop)
-          void server
-            .close()
-            .catch(() => undefined)
-            .then(done)
+      const close = (running: WebServer) => {
+        closing ??= running
+          .close()
+          .catch(() => undefined)
+          .then(() => {
+            closed()
+          })
+      }
+      const stop = () => {
+        const now = Date.now()
+        if (firstStopAt === undefined) firstStopAt = now
+        else if (now - firstStopAt >= REPEATED_STOP_MS) {
+          context.io.stderr('atelier: stopped at once, before its databases were closed.\n')
+          process.exit(EXIT.failed)
         }
-        process.on('SIGINT', stop)
-        process.on('SIGTERM', stop)
-      })
-      // Exactly one line: a script waits for it to know the app is being served.
-      context.print({ url: server.url }, server.url)
-      await stopped
+        if (server) close(server)
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+      try {
+        // Loaded here so that other commands do not pay for the server, the sandbox and Vite.
+        const { startWebServer } = await import('../../web')
+        const running = await startWebServer({
+          home: globals.home,
+          port: flags.port,
+          host: '127.0.0.1',
+          logLevel: globals.logLevel,
+          ...(globals.profile === undefined ? {} : { profile: globals.profile }),
+        }).catch((error: unknown) => {
+          throw cliError(error, flags.port)
+        })
+        server = running
+        if (firstStopAt !== undefined) {
+          close(running)
+          await stopped
+          return
+        }
+        // Exactly one line: a script waits for it to know the app is being served.
+        context.print({ url: running.url }, running.url)
+        if (flags.open) {
+          // After the line, and on stderr if anything: stdout stays that one line.
+          void openBrowser(running.url, {
+            onProblem: (message) => {
+              context.io.stderr(`${message}\n`)
+            },
+          })
+        }
+        await stopped
+      } finally {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+      }
     })
 }
