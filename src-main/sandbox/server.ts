@@ -6,7 +6,7 @@ import type { AuthContext } from './accounts'
 import { parseCredits } from './accounts'
 import { SandboxError, type FieldProblem } from './errors'
 import { faultRulesSchema, type FaultRule } from './faults'
-import { lazyValidators } from './lazy-validation'
+import { lazyCompilers } from './lazy-compilers'
 import { ListError } from './list'
 import { contractRoutes, contractSchema } from './routes'
 import type { Handler, Handlers, OperationId } from './handlers/types'
@@ -86,7 +86,7 @@ export async function buildServer(
     // Closing the sandbox (the app quitting, a test ending) must not wait on a client that keeps
     // a connection open: whatever is still open then is cut, as a real server going away would.
     forceCloseConnections: true,
-    schemaController: { compilersFactory: { buildValidator: lazyValidators() } },
+    schemaController: { compilersFactory: lazyCompilers() },
     ajv: {
       customOptions: {
         strict: false,

@@ -6,7 +6,7 @@ import type { EventSink } from '../core'
 import type { IpcCallContext } from '../ipc'
 import { fromCrossing } from './crossing'
 import type { FromThread, Notice, Snapshot, ThreadData, ToThread } from './protocol'
-import { openServices, type MainThreadDeps } from './services'
+import type { MainThreadDeps } from './services'
 
 /** The app's services as the window's transports (Electron IPC, the browser bridge) use them. */
 export interface AppServices {
@@ -79,6 +79,9 @@ async function inThisThread(
   deps: MainThreadDeps,
   fallback?: string,
 ): Promise<AppServices> {
+  // Loaded only here: with the thread, this thread never loads the services' code (the core,
+  // the databases, the sandbox), and starts the thread that much sooner.
+  const { openServices } = await import('./services')
   const services = await openServices(data, deps)
   const { host } = services
   return {

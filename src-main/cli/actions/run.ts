@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
 import type { FlowRunEvent } from '../../../src-shared/domain/flow-run'
 import { ledgerPins } from '../../sync'
-import { MEDIA_CAP_BYTES, MEDIA_DIR } from '../../core'
+import { MEDIA_CAP_BYTES, MEDIA_DIR } from '../../core/steps'
 import { openDatabases } from '../../db'
 import {
   BuiltinRunner,

@@ -1,6 +1,6 @@
 // A CommonJS module whose names Node's ESM loader cannot see: reached through its default.
 import cliProgress, { type Options, type Params, type SingleBar } from 'cli-progress'
-import { mediaStep, outboxStep } from '../../core'
+import { mediaStep, outboxStep } from '../../core/steps'
 import { openDatabases, type DbNotice } from '../../db'
 import {
   SYNC_COLLECTIONS,
@@ -26,7 +26,11 @@ function summary(result: SyncResult): string {
   return [...rows, `${result.state} in ${(result.elapsedMs / 1000).toFixed(1)} s`].join('\n')
 }
 
-const number = (n: number) => n.toLocaleString('en-US')
+/**
+ * A count as people read it, 12,345: the same as `toLocaleString('en-US')` for whole numbers,
+ * without loading Intl's number formatting, which cost a sync with nothing new 30 ms.
+ */
+const number = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
 /** What `done` counts in a collection's progress. */
 const unitOf = (collection: SyncCollection) => (collection === 'run-details' ? 'runs' : 'records')
