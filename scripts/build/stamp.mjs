@@ -2,6 +2,7 @@
 // scripts/build/freshness.mjs to tell whether `out/` still matches the sources.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import { STAMP_DIR } from './freshness.mjs'
 
 /** Files every build depends on besides the modules it bundles: the installed packages. */
 const ALWAYS = ['package-lock.json', 'package.json']
@@ -21,7 +22,7 @@ export function buildStamp({ root, part }) {
         if (!file.startsWith(root + sep) || file.includes(`${sep}node_modules${sep}`)) continue
         inputs.add(relative(root, file).split(sep).join('/'))
       }
-      const dir = join(root, 'out', '.stamps')
+      const dir = join(root, STAMP_DIR)
       mkdirSync(dir, { recursive: true })
       writeFileSync(
         join(dir, `${part}.json`),

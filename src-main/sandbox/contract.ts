@@ -29,8 +29,6 @@ export interface Contract {
   operations: OperationInfo[]
   /** Top-level scalar fields of a schema: what `q`, `sort_by` and `fields` may name. */
   scalarFields: (schemaName: string) => ReadonlySet<string>
-  /** The document as the router needs it: request schemas kept, response schemas dropped. */
-  forRouter: () => Json
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const
@@ -140,25 +138,5 @@ function parseContract(path: string): Contract {
     return fields
   }
 
-  const forRouter = (): Json => {
-    const copy = structuredClone(document)
-    for (const item of Object.values(copy.paths as Record<string, Json>)) {
-      for (const method of METHODS) {
-        const operation = item[method]
-        if (!isObject(operation)) continue
-        // Responses are checked by the contract tests, not serialized through the schemas:
-        // a `fields` projection legitimately leaves out required properties.
-        const responses: Json = {}
-        for (const code of Object.keys((operation.responses as Json | undefined) ?? {})) {
-          responses[code] = { description: 'see resources/openapi.yaml' }
-        }
-        operation.responses = responses
-        delete operation.callbacks
-      }
-    }
-    delete copy.webhooks
-    return copy
-  }
-
-  return { document, operations, scalarFields, forRouter }
+  return { document, operations, scalarFields }
 }

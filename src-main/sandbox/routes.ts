@@ -43,7 +43,9 @@ export function contractSchema(document: Json): Json {
  * parameters as object schemas and the JSON body's schema, each referring to the shared
  * components rather than a copy of them. Reading it takes milliseconds; the plugin this replaces
  * first validated the whole document against the OpenAPI meta-schema at every start (most of a
- * second), which the contract's own tests already do once.
+ * second), which the contract's own tests already do once. No response schemas: answers are
+ * checked by the contract tests, not serialized through them (a `fields` projection rightly
+ * leaves out required properties).
  */
 export function contractRoutes(document: Json): ContractRoute[] {
   const parameters = ((document.components as Json | undefined)?.parameters ?? {}) as Record<
