@@ -200,7 +200,9 @@ beforeEach(async () => {
     useAppStore.getState().goTo('evaluations')
   })
   // The section's code comes in a chunk of its own: the list shows once it is there.
-  await screen.findByRole('listbox', { name: 'Evaluations' }, { timeout: 10_000 })
+  const shown = await screen.findByRole('listbox', { name: 'Evaluations' }, { timeout: 10_000 })
+  // …and its first page of rows a moment later (the list may appear before they are drawn).
+  await within(shown).findAllByRole('option', {}, { timeout: 10_000 })
 })
 
 afterEach(() => {
