@@ -133,6 +133,35 @@ describe('a folder upload', () => {
     expect(upload.progress().files).toEqual({ total: 5, done: 3, duplicates: 2, failed: 0 })
   })
 
+  it('makes the asset of identical files from the first of them in sorted path order, however the hashing goes', async () => {
+    const root = join(scratch, 'identical copies')
+    const same = await png(77, 64)
+    // Same size, other bytes (solid squares compress alike): in the same line as the copies.
+    const other = await png(1, 64)
+    expect(other.length).toBe(same.length)
+    const COPIES = 12
+    // Written last to first, so that neither the disk's order nor the times favour the first.
+    for (let i = COPIES - 1; i >= 0; i--) {
+      const dir = join(root, `copy ${String(i).padStart(2, '0')}`)
+      mkdirSync(dir, { recursive: true })
+      writeFileSync(join(dir, `shot ${i}.png`), same)
+      if (i % 3 === 0) writeFileSync(join(dir, 'other.png'), other)
+    }
+    const summary = await startFolderUpload(options(root, { concurrency: 6 })).done
+    expect(summary.state).toBe('finished')
+    expect(summary.files).toMatchObject({ total: COPIES + 4, uploaded: 2, duplicates: COPIES + 2 })
+
+    const tree = await folders()
+    const top = tree.find((f) => f.name === 'identical copies' && f.parent_id === null)
+    const first = tree.find((f) => f.name === 'copy 00' && f.parent_id === top?.id)
+    expect((await assetsIn(first?.id ?? null)).map((x) => [x.name, x.sha256]).sort()).toEqual(
+      [
+        ['other.png', sha256(other)],
+        ['shot 0.png', sha256(same)],
+      ].sort(),
+    )
+  })
+
   it('sends each small file with its three requests and nothing more, hashes kept in the ledger', async () => {
     const root = join(scratch, 'many small')
     mkdirSync(join(root, 'sub'), { recursive: true })

@@ -141,6 +141,15 @@ class FolderUploadRun {
    * same file goes on instead of a copy starting over.
    */
   private leaders = new Map<string, number>()
+  /**
+   * Which of identical files becomes the asset must not depend on which one finished hashing
+   * first (a busy machine reorders them): the first in the folder's sorted path order does. Only
+   * files of the same size can be identical, so a file waits, before it claims its bytes, for
+   * the file of its size before it to have claimed theirs (rarely more than a hash's wait). By
+   * seq: settled once the file claimed (or failed), and the file before it, by size.
+   */
+  private claimed = new Map<number, Claim>()
+  private sameSizeBefore = new Map<number, number>()
   /** Small files hashed ahead of their turn, by seq (see `hashAhead`). */
   private readonly ahead = new Map<number, Promise<FileHash>>()
 
@@ -285,10 +294,20 @@ class FolderUploadRun {
   }
 
   /** Sends `rows`, `concurrency` files at a time, until done or stopped. */
-  private async pass(rows: readonly UploadFile[]): Promise<void> {
+  private async pass(given: readonly UploadFile[]): Promise<void> {
     this.leaders = new Map()
+    this.claimed = new Map()
+    this.sameSizeBefore = new Map()
+    const rows = [...given].sort(byPath)
     const bySeq = new Map(rows.map((row) => [row.seq, row]))
-    for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
+    const lastOfSize = new Map<number, number>()
+    for (const row of rows) {
+      const before = lastOfSize.get(row.sizeBytes)
+      if (before !== undefined) this.sameSizeBefore.set(row.seq, before)
+      lastOfSize.set(row.sizeBytes, row.seq)
+      this.claimed.set(row.seq, newClaim(row.seq))
+    }
+    for (const row of rows) {
       if (row.sha256 === null) continue
       const leader = this.leaders.get(row.sha256)
       const sending = leader === undefined ? undefined : bySeq.get(leader)
@@ -345,7 +364,7 @@ class FolderUploadRun {
         let bytes: Buffer | undefined
         if (row.sha256 === null) ({ row, bytes } = await this.hash(row, path, signal))
         const sha256 = row.sha256 ?? ''
-        const claim = await this.claimFor(sha256, row.seq)
+        const claim = await this.claimInOrder(sha256, row.seq)
         if (typeof claim === 'string') {
           // A file held in memory has its hash recorded with its outcome (see `hash`).
           const hash = bytes ? { sha256, contentType: row.contentType ?? OCTET_STREAM } : undefined
@@ -387,6 +406,8 @@ class FolderUploadRun {
           throw error
         }
       } catch (error) {
+        // A file that failed before its claim still keeps its place in the line.
+        void this.turnBefore(row.seq).then(() => this.claimed.get(row.seq)?.settle(null))
         if (signal.aborted) return
         const code = codeOf(error)
         if (code === 'FILE_CHANGED' && restarts < MAX_RESTARTS) {
@@ -400,6 +421,20 @@ class FolderUploadRun {
         return
       }
     }
+  }
+
+  /** `claimFor`, after the earlier files of the same size (see `claimed`). */
+  private async claimInOrder(sha256: string, seq: number): Promise<Claim | string> {
+    await this.turnBefore(seq)
+    // claimFor registers this file's claim before its first wait: the later files may go on.
+    const claiming = this.claimFor(sha256, seq)
+    this.claimed.get(seq)?.settle(null)
+    return claiming
+  }
+
+  private async turnBefore(seq: number): Promise<void> {
+    const before = this.sameSizeBefore.get(seq)
+    if (before !== undefined) await this.claimed.get(before)?.promise
   }
 
   /**
@@ -626,6 +661,10 @@ function sameProgress(a: FileProgress, b: FileProgress): boolean {
 
 const isFinished = (state: UploadFile['state']) =>
   state === 'confirmed' || state === 'duplicate' || state === 'skipped'
+
+/** The order of the scan's listing: UTF-16 code units, the same on every machine and locale. */
+const byPath = (a: UploadFile, b: UploadFile) =>
+  a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0
 
 const dirOf = (relativePath: string) => {
   const dir = posix.dirname(relativePath)
