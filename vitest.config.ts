@@ -8,6 +8,10 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // A poll waits for something that will happen (a sync ending, a screen drawn); on a machine
+    // running two suites at once that takes seconds, not vitest's default one. A poll that can
+    // never pass still fails, later.
+    expect: { poll: { timeout: 10_000 } },
     typecheck: {
       enabled: true,
       include: ['test/**/*.test-d.ts'],

@@ -83,6 +83,12 @@ export interface CoreOptions {
   client?: Pick<ServiceClientOptions, 'retry' | 'timeoutMs'>
   /** What Settings chose (`src-main/settings`); `intervalMs` above wins over its interval. */
   settings?: Partial<CoreSettings>
+  /**
+   * The first sync waits this long (0, the default: it starts at once). A window's first screen
+   * reads the mirror in the same thread the sync and the embedded sandbox run in: started
+   * together, the sync's two dozen requests delay that screen by about a second.
+   */
+  firstSyncAfterMs?: number
 }
 
 /** What the user sets in Settings and the core follows while it runs (`applySettings`). */
@@ -400,8 +406,11 @@ export function openCore(options: CoreOptions): Core {
   }
   const running = new SyncScheduler(schedulerOptions)
   scheduler = running
-  // The first sync starts now; after a rebuilt mirror it is a full one, the cursors being gone.
-  void running.syncNow(notices.length > 0 ? 'the mirror was rebuilt' : 'start')
+  // The first sync starts now (or once the first screen has had the thread, see
+  // `firstSyncAfterMs`); after a rebuilt mirror it is a full one, the cursors being gone.
+  const firstReason = notices.length > 0 ? 'the mirror was rebuilt' : 'start'
+  if (options.firstSyncAfterMs) running.syncAfter(options.firstSyncAfterMs, firstReason)
+  else void running.syncNow(firstReason)
 
   const assets = openAssetManager({
     client,

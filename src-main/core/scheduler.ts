@@ -85,6 +85,12 @@ export class SyncScheduler {
     return running
   }
 
+  /** Plans a sync `delayMs` from now, unless one runs or is asked for before then. */
+  syncAfter(delayMs: number, reason: string): void {
+    if (this.closed || this.current) return
+    this.plan(delayMs, reason)
+  }
+
   /**
    * A request of the client got a successful answer. While offline that means the service is
    * back: sync now rather than at the end of the backoff.
@@ -179,12 +185,12 @@ export class SyncScheduler {
     return this.options.intervalMs
   }
 
-  private plan(delay: number | null): void {
+  private plan(delay: number | null, reason = 'scheduled'): void {
     this.cancelTimer()
     if (delay === null || this.closed) return
     this.timer = this.options.timers.setTimeout(() => {
       this.timer = null
-      void this.syncNow('scheduled')
+      void this.syncNow(reason)
     }, delay)
   }
 

@@ -5,6 +5,12 @@ import { openLogger } from '../log'
 import { CoreHost, createSettingsService } from '../settings'
 import type { ThreadData } from './protocol'
 
+/**
+ * A window's first screen goes first: its calls and the sync's share this thread (and the
+ * embedded sandbox's), so the sync waits until the screen has most likely been drawn.
+ */
+const FIRST_SYNC_AFTER_MS = 1000
+
 /** What only the main thread can do: Electron's shell and dialogs live there. */
 export interface MainThreadDeps {
   /** Opens an http(s) link (checked here first, and again by the caller). */
@@ -38,6 +44,7 @@ export async function openServices(
     home,
     logger,
     fallbackToSandbox,
+    core: { firstSyncAfterMs: FIRST_SYNC_AFTER_MS },
     ...(profile === undefined ? {} : { profile }),
     ...(service === undefined ? {} : { service }),
   })

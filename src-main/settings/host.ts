@@ -34,7 +34,10 @@ export interface CoreHostOptions {
    */
   service?: GivenService
   /** Passed on to every core opened, e.g. fake timers or fewer retries in tests. */
-  core?: Pick<CoreOptions, 'afterSync' | 'backoff' | 'client' | 'clock' | 'timers'>
+  core?: Pick<
+    CoreOptions,
+    'afterSync' | 'backoff' | 'client' | 'clock' | 'timers' | 'firstSyncAfterMs'
+  >
 }
 
 export interface GivenService {

@@ -28,6 +28,11 @@ interface Call {
 
 const badMessage = (message: string) => ipcFail({ code: 'BAD_MESSAGE', message })
 
+const NOT_STARTED =
+  "Atelier's services could not start; the terminal that runs `atelier web` says why."
+
+type BridgeServices = Pick<AppServices, 'dispatch' | 'onEvent' | 'syncStatus' | 'notices'>
+
 /** A call as the page sends it, or what is wrong with it, in words a developer can act on. */
 function parseCall(
   data: RawData,
@@ -67,11 +72,27 @@ function parseCall(
  * `BRIDGE_MAX_MESSAGE_BYTES` closes that socket (1009), as the page's side never sends one.
  */
 export function createBridge(options: {
-  /** The calls' handlers and the events: the host's, which stay across switches of profile. */
-  services: Pick<AppServices, 'dispatch' | 'onEvent' | 'syncStatus' | 'notices'>
+  /**
+   * The calls' handlers and the events: the host's, which stay across switches of profile.
+   * While they start, a page is already served: its calls and welcome wait for them.
+   */
+  services: Promise<BridgeServices>
   logger: Logger
 }): Bridge {
-  const { services, logger } = options
+  const { logger } = options
+  let started: BridgeServices | undefined
+  let unsubscribe = () => {}
+  const starting = options.services.then((services) => {
+    started = services
+    unsubscribe = services.onEvent((event, payload) => {
+      if (!(IPC_EVENTS as readonly string[]).includes(event)) return
+      for (const socket of sockets) push(socket, event, payload)
+    })
+    return services
+  })
+  // Heard by each call; the host tells the terminal why they could not start.
+  starting.catch(() => undefined)
+  const whenStarted = async () => started ?? starting
   const server = new WebSocketServer({
     noServer: true,
     maxPayload: BRIDGE_MAX_MESSAGE_BYTES,
@@ -86,15 +107,15 @@ export function createBridge(options: {
     send(socket, { event, payload })
   }
 
-  const unsubscribe = services.onEvent((event, payload) => {
-    if (!(IPC_EVENTS as readonly string[]).includes(event)) return
-    for (const socket of sockets) push(socket, event, payload)
-  })
-
   const onCall = async (socket: WebSocket, data: RawData, isBinary: boolean) => {
     const call = parseCall(data, isBinary)
     if ('error' in call) {
       send(socket, { id: call.id, result: badMessage(call.error) })
+      return
+    }
+    const services = await whenStarted().catch(() => null)
+    if (!services) {
+      send(socket, { id: call.id, result: ipcFail({ code: 'UNAVAILABLE', message: NOT_STARTED }) })
       return
     }
     // Validated and run by `dispatchIpc` in the services' thread, which logs what failed.
@@ -102,7 +123,8 @@ export function createBridge(options: {
     send(socket, { id: call.id, result })
   }
 
-  const welcome = (socket: WebSocket, request: IncomingMessage) => {
+  const welcome = async (socket: WebSocket, request: IncomingMessage) => {
+    const services = await whenStarted()
     const resumed = new URL(request.url ?? '/', 'http://localhost').searchParams.has(RESUME_PARAM)
     if (resumed) {
       // The status is whole in every event, so repeating the latest one catches the page up.
@@ -127,7 +149,8 @@ export function createBridge(options: {
           logger.warn('a bridge connection was closed for a bad message', { err: error })
         })
         ws.on('close', () => sockets.delete(ws))
-        welcome(ws, request)
+        // Services that failed to start are the host's to tell; the page's calls hear it.
+        welcome(ws, request).catch(() => undefined)
       })
     },
     get connections() {

@@ -30,6 +30,11 @@ export interface WebServer {
   readonly origin: string
   /** Stops taking requests, closes every page's socket, then the core, the sandbox and the log. */
   close: () => Promise<void>
+  /**
+   * Settles once the services have started, or failed to (a profile the keychain or the service
+   * refuses): the link is served before, so that the page loads while they start.
+   */
+  readonly ready: Promise<void>
 }
 
 const REFUSED =
@@ -89,7 +94,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   })
   const openExternal = options.openExternal ?? systemOpener(logger)
   let server: ReturnType<typeof createServer> | undefined
-  let services: AppServices | undefined
+  let starting: Promise<AppServices> | undefined
   let bridge: Bridge | undefined
   const shutDown = async () => {
     bridge?.close()
@@ -102,40 +107,37 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         })
       })
     }
-    await services?.close().catch(() => undefined)
+    await starting?.then((services) => services.close()).catch(() => undefined)
     logger.close()
   }
   let closing: Promise<void> | undefined
   const closeServices = () => (closing ??= shutDown())
 
   try {
-    // The build takes a few seconds the first time; the services start meanwhile. Both are
-    // waited for, so that a failure of one never leaves the other running after `close`.
-    const [built, started] = await Promise.allSettled([
-      rendererBundle(home),
-      (async () => {
-        // A profile the service or the keychain refuses is the user's to fix at the terminal,
-        // before anything is served: the host throws those. The rest is told in the page, as
-        // the desktop app does. The services run in a thread of their own (services-thread).
-        services = await startServices({
-          home,
-          ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-          ...(options.profile === undefined ? {} : { profile: options.profile }),
-          fallbackToSandbox: false,
-          openExternal: async (url) => {
-            if (isSafeExternalUrl(url)) await openExternal(url)
-          },
-        })
-        if (services.fallback) {
-          logger.warn('the services run on the main thread', { why: services.fallback })
-        }
-        return services
-      })(),
-    ])
-    if (started.status === 'rejected') throw started.reason
-    if (built.status === 'rejected') throw built.reason
-    const outDir = built.value
-    bridge = createBridge({ services: started.value, logger })
+    // The services start (in a thread of their own, services-thread) while the renderer is
+    // found or built and the page loads: the page waits for them only at its first call. A
+    // profile the service or the keychain refuses is the user's to fix at the terminal: the
+    // host throws those, and `ready` carries them. The rest is told in the page, as the desktop
+    // app does.
+    const services = startServices({
+      home,
+      ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+      fallbackToSandbox: false,
+      openExternal: async (url) => {
+        if (isSafeExternalUrl(url)) await openExternal(url)
+      },
+    }).then((started) => {
+      if (started.fallback) {
+        logger.warn('the services run on the main thread', { why: started.fallback })
+      }
+      return started
+    })
+    starting = services
+    // Heard through `ready` and the bridge; a failed build must not leave it unheard meanwhile.
+    services.catch(() => undefined)
+    const outDir = await rendererBundle(home)
+    bridge = createBridge({ services, logger })
     const site = await staticSite(outDir, {
       path: BRIDGE_PATH,
       maxBytes: BRIDGE_MAX_MESSAGE_BYTES,
@@ -172,7 +174,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       } else acceptingBridge.accept(request, socket, head)
     })
     logger.info('the browser mode is listening', { origin: auth.origin })
-    return { url: `${auth.origin}/?token=${auth.token}`, origin: auth.origin, close: closeServices }
+    return {
+      url: `${auth.origin}/?token=${auth.token}`,
+      origin: auth.origin,
+      close: closeServices,
+      ready: services.then(() => undefined),
+    }
   } catch (error) {
     await closeServices()
     throw error

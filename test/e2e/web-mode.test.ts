@@ -244,6 +244,8 @@ describe.runIf(available)('the browser mode (`atelier web`) in Chromium', () => 
       200,
     )
     // The home's ledger sits three folders above the build: an encoded `..` never reaches it.
+    // (The link comes while the services start: the ledger is there once they have.)
+    await expect.poll(() => existsSync(join(home, 'ledger.sqlite'))).toBe(true)
     expect(statSync(join(home, 'ledger.sqlite')).isFile()).toBe(true)
     const traversal = await fetch(`${origin}/..%2f..%2f..%2fledger.sqlite`, { headers: { cookie } })
     expect(traversal.status).toBe(404)
@@ -515,6 +517,12 @@ describe.runIf(available)('the browser mode (`atelier web`) in Chromium', () => 
     expect(busy.code).toBe(1)
     expect(busy.stderr).toContain(`Port ${taken} is taken by another program`)
     expect(busy.stdout).toBe('')
+
+    // The link is out while the services start; a profile they cannot open still ends the
+    // command with the profile's own message and exit code, and the databases closed.
+    const unknown = await runAtelier(['web', '--profile', 'nope', '--home', home])
+    expect(unknown.stderr).toContain('There is no profile named nope.')
+    expect(unknown.code).toBe(2)
 
     const usage = await runAtelier(['web', '--port', 'eighty', '--home', home])
     expect(usage.code).toBe(2)

@@ -220,6 +220,27 @@ describe('the background sync', () => {
     expect(log).not.toContain(sandbox.keys.admin)
   })
 
+  it("lets a window's first screen go first: the first sync waits `firstSyncAfterMs`, unless asked for", async () => {
+    const h = open({ firstSyncAfterMs: 1000 })
+    expect(h.core.syncStatus().state).toBe('idle')
+    expect(h.timers.pending()).toEqual([1000])
+    h.timers.advance(999)
+    expect(h.core.syncStatus().state).toBe('idle')
+    expect(runCount(h.core)).toBe(0)
+    h.timers.advance(1)
+    const first = await h.until(idle)
+    expect(first.last?.outcome).toBe('ok')
+    expect(runCount(h.core)).toBe(120)
+    expect(h.timers.pending()).toEqual([SYNC_INTERVAL_MS])
+
+    // Asked for before then (the Sync button), it starts at once and the planned one goes.
+    const asked = open({ firstSyncAfterMs: 1000 })
+    const status = await asked.core.syncNow()
+    expect(status.last?.outcome).toBe('ok')
+    expect(runCount(asked.core)).toBe(120)
+    expect(asked.timers.pending()).toEqual([SYNC_INTERVAL_MS])
+  })
+
   it('lets a demand made during a sync join it, and answers when it ends', async () => {
     const h = open()
     // The one at start, joined by the two demands made while it runs.

@@ -107,6 +107,13 @@ export function registerWeb(program: Command, context: CommandContext): void {
         }
         // Exactly one line: a script waits for it to know the app is being served.
         context.print({ url: running.url }, running.url)
+        // Services that cannot start (a profile the keychain or the service refuses) end the
+        // command as a failure at the start would have, after the link was already out.
+        let failure: unknown
+        running.ready.catch((error: unknown) => {
+          failure = cliError(error, flags.port)
+          close(running)
+        })
         if (flags.open) {
           // After the line, and on stderr if anything: stdout stays that one line.
           void openBrowser(running.url, {
@@ -116,6 +123,9 @@ export function registerWeb(program: Command, context: CommandContext): void {
           })
         }
         await stopped
+        if (failure !== undefined) {
+          throw failure instanceof Error ? failure : new Error(JSON.stringify(failure))
+        }
       } finally {
         process.off('SIGINT', stop)
         process.off('SIGTERM', stop)
