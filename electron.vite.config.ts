@@ -11,6 +11,25 @@ export default defineConfig({
   main: {
     plugins: [buildStamp({ root, part: 'main' }), contractJson({ root })],
     build: {
+      // Pure-JavaScript dependencies go into the bundle: each file Node resolves, reads and
+      // parses at start costs (Fastify alone is some 150 files), and a start of the sandbox spent
+      // a fifth of its CPU on that. Native modules (better-sqlite3, sharp, the keyring), pino
+      // (its transports run files by path in a worker) and the Ajv compilers Fastify's schema
+      // controller requires by name at run time stay packages.
+      externalizeDeps: {
+        exclude: [
+          'fastify',
+          'zod',
+          'commander',
+          'yaml',
+          'ajv',
+          'ajv-formats',
+          'openapi-fetch',
+          'cli-progress',
+          'picomatch',
+          'fdir',
+        ],
+      },
       outDir: 'out/main',
       rollupOptions: {
         // Vite builds the renderer for `atelier web` only in a checkout that was never built: it
