@@ -90,7 +90,18 @@ export interface SyncEngineOptions {
   pageWrites?: PageWrites
   /** Told where the pages went once the writer is started (a fallback says why). */
   onPageWriter?: (writer: Pick<PageWriter, 'where' | 'fallback'>) => void
+  /**
+   * The catalogs (the service's lists of codes: statuses, units, model types…) are read again
+   * only when the mirror's copy is older than this (default CATALOGS_MAX_AGE_MS; 0: always).
+   */
+  catalogsMaxAgeMs?: number
 }
+
+/**
+ * The catalogs change with the service's releases, not with anyone's work: reading their 13
+ * lists at every sync made them most of an idle sync's requests.
+ */
+export const CATALOGS_MAX_AGE_MS = 60 * 60 * 1000
 
 class Stop extends Error {
   constructor(
@@ -131,6 +142,7 @@ export class SyncEngine {
   private readonly counts = new Map<string, () => number>()
   private readonly pageWrites: PageWrites
   private readonly onPageWriter: SyncEngineOptions['onPageWriter']
+  private readonly catalogsMaxAgeMs: number
   /** The sync's page writer, once a page called for it; closed when the sync ends. */
   private writer: Promise<PageWriter> | null = null
 
@@ -148,6 +160,7 @@ export class SyncEngine {
     )
     this.pageWrites = options.pageWrites ?? 'worker'
     this.onPageWriter = options.onPageWriter
+    this.catalogsMaxAgeMs = options.catalogsMaxAgeMs ?? CATALOGS_MAX_AGE_MS
   }
 
   /** Every collection (or the ones named), in dependency order; stops at the first failure. */
@@ -353,6 +366,11 @@ export class SyncEngine {
   }
 
   private async syncCatalogs(running: Running, signal: AbortSignal | undefined): Promise<void> {
+    const key = { profile: this.profileName, orgId: this.orgId, collection: 'catalogs' }
+    // When they were read, by this engine's clock (the cursor's own times are the mirror's).
+    const readAt = Date.parse(this.mirror.syncCursors.get(key)?.updatedAt ?? '')
+    const age = this.clock() - readAt
+    if (age >= 0 && age < this.catalogsMaxAgeMs) return
     const fetched = await Promise.all(
       CATALOG_PATHS.map(async (path) => {
         const records = (await this.fetchWhole(
@@ -365,13 +383,15 @@ export class SyncEngine {
       }),
     )
     if (signal?.aborted) throw signal.reason
-    running.report.written += this.mirror.transaction(() =>
-      fetched.reduce(
+    running.report.written += this.mirror.transaction(() => {
+      const readNow = new Date(this.clock()).toISOString()
+      this.mirror.syncCursors.set({ ...key, updatedAt: readNow, id: null, fullSync: true })
+      return fetched.reduce(
         (sum, [catalog, records]) =>
           sum + this.mirror.catalogs.replace({ orgId: this.orgId }, catalog, records),
         0,
-      ),
-    )
+      )
+    })
     running.report.fetched = fetched.reduce((sum, [, records]) => sum + records.length, 0)
     running.done = running.report.fetched
     running.total = running.done

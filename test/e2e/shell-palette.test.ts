@@ -127,7 +127,7 @@ describe.runIf(available)('the command palette, shortcuts, account and toasts in
       .getByRole('status')
       .filter({ hasText: 'Synced' })
     await expect.poll(() => toast.count(), { timeout: 15_000 }).toBe(1)
-    // What the mirror newly holds, not the catalogs every sync reads again.
+    // What the mirror newly holds, not the reference lists (solutions, catalogs) read whole.
     expect(await toast.textContent()).toContain('2 new runs.')
     const expected = await balanceText()
     await expect

@@ -10,7 +10,12 @@ import { MIRROR_FILE, openDatabases, type Databases } from '../../src-main/db'
 import { runCli } from '../../src-main/cli/program'
 import { seedHistory } from '../../src-main/sandbox/runs'
 import { createServiceClient, type ServiceClient } from '../../src-main/service'
-import { SYNC_COLLECTIONS, SyncEngine, type SyncProgress } from '../../src-main/sync'
+import {
+  CATALOGS_MAX_AGE_MS,
+  SYNC_COLLECTIONS,
+  SyncEngine,
+  type SyncProgress,
+} from '../../src-main/sync'
 import {
   secretServiceAvailability,
   startSecretService,
@@ -308,7 +313,12 @@ describe('SyncEngine', () => {
     )
 
     const idle = await engine(dbs).syncAll()
-    // Solutions and catalogs are read whole every time; everything else had nothing new.
+    // Solutions are read whole every time, the catalogs once an hour (read above, so not now);
+    // everything else had nothing new.
+    expect(idle.collections.find((c) => c.collection === 'catalogs')).toMatchObject({
+      pages: 0,
+      fetched: 0,
+    })
     const incremental = idle.collections.filter(
       (c) => c.collection !== 'catalogs' && c.collection !== 'solutions',
     )
@@ -316,6 +326,14 @@ describe('SyncEngine', () => {
       incremental.map((c) => [c.collection, 0]),
     )
     expect(idle.collections.find((c) => c.collection === 'run-details')?.pages).toBe(0)
+    // An hour on, they are read again (and whatever their age when asked for by name).
+    const hourOn = () => Date.now() + CATALOGS_MAX_AGE_MS + 1000
+    const later = await engine(dbs, { clock: hourOn }).syncAll({ collections: ['catalogs'] })
+    expect(later.collections[0]?.pages).toBeGreaterThanOrEqual(13)
+    const again = await engine(dbs, { clock: hourOn }).syncAll({ collections: ['catalogs'] })
+    expect(again.collections[0]?.pages).toBe(0)
+    const asked = await engine(dbs, { catalogsMaxAgeMs: 0 }).syncAll({ collections: ['catalogs'] })
+    expect(asked.collections[0]?.pages).toBeGreaterThanOrEqual(13)
   }, 60_000)
 
   it('resumes after an abort mid-collection with no gap and no duplicate', async () => {

@@ -112,7 +112,7 @@ describe('background results', () => {
       found('asset', 4, 'dunes.png', '2026-03-02T09:02:00Z'),
     )
     main.emit('sync.status', SYNCING)
-    // The summary counts the catalogs read again too: the toast goes by what is new in the mirror.
+    // The summary counts the lists read whole too: the toast goes by what is new in the mirror.
     main.emit('sync.status', idle(summary({ finishedAt: 2_000, fetched: 70, deleted: 2 })))
     await settle()
     expect(store.getState().toasts).toEqual([

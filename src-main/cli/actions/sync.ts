@@ -176,6 +176,8 @@ export async function sync(
         profileName: profile.name,
         orgId,
         onProgress,
+        // Named in --collections, the catalogs are read whatever their age.
+        ...(collections?.includes('catalogs') ? { catalogsMaxAgeMs: 0 } : {}),
       }).syncAll({ signal: controller.signal, ...(collections ? { collections } : {}) })
     } finally {
       process.off('SIGINT', stop)
