@@ -111,6 +111,7 @@ export class MediaIndex {
   private readonly rangeStmt: Database.Statement<[string, string], { sha256: string }>
   private readonly totalsStmt: Database.Statement<[], { entries: number; bytes: number }>
   private readonly newestUseStmt: Database.Statement<[], { newest: number | null }>
+  private readonly prefixesStmt: Database.Statement<[], { prefix: string }>
   private readonly thumbnailStmt: Database.Statement<[string, number], { thumbnail_sha256: string }>
   private readonly linkStmt: Database.Statement<[string, number, string]>
   private readonly animatedStmt: Database.Statement<[string, number], { thumbnail_sha256: string }>
@@ -149,6 +150,9 @@ export class MediaIndex {
       'SELECT count(*) AS entries, CAST(total(size) AS INTEGER) AS bytes FROM entries',
     )
     this.newestUseStmt = this.db.prepare('SELECT max(last_used_at) AS newest FROM entries')
+    this.prefixesStmt = this.db.prepare(
+      'SELECT DISTINCT substr(sha256, 1, 2) AS prefix FROM entries ORDER BY sha256',
+    )
     this.thumbnailStmt = this.db.prepare(
       'SELECT thumbnail_sha256 FROM thumbnails WHERE source_sha256 = ? AND size = ?',
     )
@@ -205,6 +209,11 @@ export class MediaIndex {
   shard(prefix: string): string[] {
     // 'g' sorts after every hex digit, so [prefix, prefix + 'g') is exactly the shard.
     return this.rangeStmt.all(prefix, `${prefix}g`).map((row) => row.sha256)
+  }
+
+  /** The two-digit shard prefixes that have at least one entry. */
+  prefixes(): Set<string> {
+    return new Set(this.prefixesStmt.all().map((row) => row.prefix))
   }
 
   totals(): { entries: number; bytes: number } {
