@@ -27,16 +27,34 @@ if (!app.requestSingleInstanceLock()) {
   // Set while the services open, so that quitting then still waits for them and closes them.
   let services: Promise<AppServices> | null = null
 
-  const showWindow = (opened: AppServices) => {
+  /** The window opens while the services start: its page loads meanwhile, and its calls wait. */
+  const showWindow = (opening: Promise<AppServices>) => {
     const window = createMainWindow()
-    const unsubscribe = opened.onEvent((event, payload) => {
-      if (!window.isDestroyed()) pushEvent(window, event, payload)
+    let unsubscribe = () => {}
+    let loaded = false
+    window.webContents.once('did-finish-load', () => {
+      loaded = true
     })
-    // Notices raised before the page could listen (a mirror rebuilt at start) are told again.
-    window.webContents.on('did-finish-load', () => {
-      for (const notice of opened.notices) pushEvent(window, 'app.notice', notice)
+    window.on('closed', () => {
+      unsubscribe()
     })
-    window.on('closed', unsubscribe)
+    opening.then(
+      (opened) => {
+        if (window.isDestroyed()) return
+        unsubscribe = opened.onEvent((event, payload) => {
+          if (!window.isDestroyed()) pushEvent(window, event, payload)
+        })
+        // Notices raised before the page could listen (a mirror rebuilt at start) are told
+        // again: now if the page is already up, and at every load of it.
+        const tell = () => {
+          for (const notice of opened.notices) pushEvent(window, 'app.notice', notice)
+        }
+        if (loaded) tell()
+        window.webContents.on('did-finish-load', tell)
+      },
+      // `start` shows the dialog and quits.
+      () => undefined,
+    )
   }
 
   const start = async () => {
@@ -65,14 +83,17 @@ if (!app.requestSingleInstanceLock()) {
       },
     })
     services = opening
+    registerIpc(
+      async (channel, args, context) => (await opening).dispatch(channel, args, context),
+      appUrl(),
+    )
+    showWindow(opening)
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) showWindow(opening)
+    })
     const opened = await opening
     if (opened.fallback)
       logger.warn('the services run on the main thread', { why: opened.fallback })
-    registerIpc(opened.dispatch, appUrl())
-    showWindow(opened)
-    app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) showWindow(opened)
-    })
   }
 
   void app.whenReady().then(() =>

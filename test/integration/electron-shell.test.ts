@@ -315,9 +315,10 @@ describe('the built shell, starting and stopping', () => {
     try {
       await shell.waitFor('webContents.did-finish-load')
       // While the databases are open SQLite keeps these beside them; the check below can fail.
-      expect(sqliteSideFiles(dirs.userData)).toEqual(
-        expect.arrayContaining(['ledger.sqlite-wal', 'mirror.sqlite-wal']),
-      )
+      // (The window loads while the services open: they are open a moment after.)
+      await expect
+        .poll(() => sqliteSideFiles(dirs.userData))
+        .toEqual(expect.arrayContaining(['ledger.sqlite-wal', 'mirror.sqlite-wal']))
 
       await shell.request(command, { window: 1 })
       await shell.waitFor('app.will-quit', (detail) => detail.prevented === false)
