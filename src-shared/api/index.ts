@@ -25,6 +25,35 @@ export interface Page<T> {
 /** The six standard list parameters (q, limit, sort_by, fields, pq, from_prev). */
 export type ListParams = NonNullable<operations['listRuns']['parameters']['query']>
 
+/** The names in a `fields` value: `FieldNames<'name,status_code'>` is `'name' | 'status_code'`. */
+export type FieldNames<Fields extends string> = Fields extends `${infer Name},${infer Rest}`
+  ? Name | FieldNames<Rest>
+  : Fields
+
+/**
+ * A record as a list asked with `fields` answers it: only the named fields, plus `id` when the
+ * record has one. The generated page types describe whole records, which a projected item is not
+ * (its other required fields are missing). Name the relations asked for with `include` (flows)
+ * among the fields to keep them. When the fields are known only as `string`, any field but `id`
+ * may be missing.
+ */
+export type Projected<T, Fields extends string> = string extends Fields
+  ? Pick<T, 'id' & keyof T> & Partial<T>
+  : Pick<T, (FieldNames<Fields> | 'id') & keyof T>
+
+/** A page of a list asked with `fields`. */
+export type ProjectedPage<T, Fields extends string> = Page<Projected<T, Fields>>
+
+/**
+ * The items a list answers for a query: whole records, or projections when the query may carry
+ * `fields` (a query typed as ListParams may, so its items are projections of unknown fields).
+ */
+export type ListItem<T, Query> = Query extends { fields?: infer Fields }
+  ? [Extract<Fields, string>] extends [never]
+    ? T
+    : Projected<T, Extract<Fields, string>>
+  : T
+
 /** Every operationId of the contract. */
 export type OperationId = keyof operations
 

@@ -11,7 +11,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get the organization's credit balance */
+    /**
+     * Get the organization's credit balance
+     * @description The credit balance of the organization the request acts in; runs, batches and evaluations are charged against it, and answer 402 INSUFFICIENT_CREDIT when it is too low.
+     */
     get: operations['getBalance']
     put?: never
     post?: never
@@ -168,7 +171,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List model outputs */
+    /**
+     * List model outputs
+     * @description The outputs of one model, or of every model in the organization with `any`.
+     */
     get: operations['listModelOutputs']
     put?: never
     post?: never
@@ -509,7 +515,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Callback delivery history of a run */
+    /**
+     * Callback delivery history of a run
+     * @description The run's callback deliveries, oldest first (the automatic one, then each redelivery), each with its attempts.
+     */
     get: operations['listRunCallbackDeliveries']
     put?: never
     post?: never
@@ -546,7 +555,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List run target types */
+    /**
+     * List run target types
+     * @description The catalog of what a run can execute (the values of RunTargetTypeCode), as read-only reference records.
+     */
     get: operations['listRunTargetTypes']
     put?: never
     post?: never
@@ -563,7 +575,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get one of the run target types */
+    /**
+     * Get one of the run target types
+     * @description One run target type by its code; an unknown code answers 404.
+     */
     get: operations['getRunTargetType']
     put?: never
     post?: never
@@ -600,7 +615,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get one of the run sources */
+    /**
+     * Get one of the run sources
+     * @description One run source by its code; an unknown code answers 404.
+     */
     get: operations['getRunSource']
     put?: never
     post?: never
@@ -637,7 +655,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get one of the run log levels */
+    /**
+     * Get one of the run log levels
+     * @description One run log level by its code; an unknown code answers 404.
+     */
     get: operations['getRunLogLevel']
     put?: never
     post?: never
@@ -938,7 +959,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Callback delivery history of a batch */
+    /**
+     * Callback delivery history of a batch
+     * @description The batch's callback deliveries, oldest first, each with its attempts.
+     */
     get: operations['listBatchCallbackDeliveries']
     put?: never
     post?: never
@@ -979,7 +1003,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List evaluation statuses */
+    /**
+     * List evaluation statuses
+     * @description The catalog of evaluation statuses (the values of EvaluationStatusCode), each saying whether it is terminal.
+     */
     get: operations['listEvaluationStatuses']
     put?: never
     post?: never
@@ -1056,10 +1083,16 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List the organization's webhooks */
+    /**
+     * List the organization's webhooks
+     * @description The organization's webhooks; the signing secret is never returned, only its fingerprint.
+     */
     get: operations['listWebhooks']
     put?: never
-    /** Create a webhook */
+    /**
+     * Create a webhook
+     * @description Registers an endpoint that receives a signed POST for each subscribed event (see `webhooks`); a webhook with no subscriptions never fires.
+     */
     post: operations['createWebhook']
     delete?: never
     options?: never
@@ -1074,7 +1107,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List webhook event types */
+    /**
+     * List webhook event types
+     * @description The catalog of event types a webhook can subscribe to, as read-only reference records.
+     */
     get: operations['listWebhookEventTypes']
     put?: never
     post?: never
@@ -1091,7 +1127,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get one of the webhook event types */
+    /**
+     * Get one of the webhook event types
+     * @description One webhook event type by its code; an unknown code answers 404.
+     */
     get: operations['getWebhookEventType']
     put?: never
     post?: never
@@ -1108,7 +1147,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get a webhook */
+    /**
+     * Get a webhook
+     * @description One webhook of the organization; the signing secret is never returned, only its fingerprint.
+     */
     get: operations['getWebhook']
     put?: never
     post?: never
@@ -1119,7 +1161,10 @@ export interface paths {
     delete: operations['deleteWebhook']
     options?: never
     head?: never
-    /** Update url, secret, event subscriptions or is_active */
+    /**
+     * Update url, secret, event subscriptions or is_active
+     * @description Changes the fields sent and leaves the others; event_subscriptions, when sent, replaces the subscriptions, and a new secret comes with its fingerprint.
+     */
     patch: operations['updateWebhook']
     trace?: never
   }
@@ -1130,7 +1175,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Delivery history of a webhook (`any` spans all webhooks) */
+    /**
+     * Delivery history of a webhook (`any` spans all webhooks)
+     * @description The deliveries of one webhook, or of every webhook of the organization with `any`: one per event sent, with its status and attempts.
+     */
     get: operations['listWebhookDeliveries']
     put?: never
     post?: never
@@ -1147,7 +1195,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** One delivery with the recorded payload */
+    /**
+     * One delivery with the recorded payload
+     * @description One delivery of a webhook, with the payload exactly as it was sent (payload_bytes), its status and its attempts.
+     */
     get: operations['getWebhookDelivery']
     put?: never
     post?: never
@@ -1164,7 +1215,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Per-attempt records of a delivery */
+    /**
+     * Per-attempt records of a delivery
+     * @description The HTTP attempts of one delivery: the receiver's status code or the error, the response time, and when the next attempt is due.
+     */
     get: operations['listWebhookDeliveryAttempts']
     put?: never
     post?: never
@@ -1181,7 +1235,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** One delivery attempt */
+    /**
+     * One delivery attempt
+     * @description One HTTP attempt of a webhook delivery.
+     */
     get: operations['getWebhookDeliveryAttempt']
     put?: never
     post?: never
@@ -1218,7 +1275,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List flows */
+    /**
+     * List flows
+     * @description The organization's flows; `include` embeds the related records it names.
+     */
     get: operations['listFlows']
     put?: never
     /**
@@ -1367,7 +1427,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List flow nodes, each with embedded flow, inputs and outputs */
+    /**
+     * List flow nodes, each with embedded flow, inputs and outputs
+     * @description The nodes of one flow, or of every flow of the organization with `any`, each with its flow, inputs and outputs embedded.
+     */
     get: operations['listFlowNodes']
     put?: never
     post?: never
@@ -1580,7 +1643,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List workflow outputs */
+    /**
+     * List workflow outputs
+     * @description The outputs of one workflow, or of every workflow of the organization with `any`.
+     */
     get: operations['listWorkflowOutputs']
     put?: never
     post?: never
@@ -2183,10 +2249,10 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
-    /** @description The error envelope. `code` is stable across releases (see ErrorCode for the known values; more may be added, so it is typed as a plain string); `message` is for people and may change. */
+    /** @description The error envelope. `code` is stable across releases; `message` is for people and may change. */
     Error: {
-      /** @description Stable machine-readable code, e.g. RUN_NOT_FOUND. */
-      code: string
+      /** @description Stable machine-readable code, e.g. RUN_NOT_FOUND. One of ErrorCode, or a code added since (a client must not break on it; act on the HTTP status). */
+      code: components['schemas']['ErrorCode'] | string
       /** @description Human-readable explanation; may change between releases. */
       message: string
       /** @description Field-level details (for 422), or null. */
@@ -2195,12 +2261,12 @@ export interface components {
     /** @description Assumed: the field-level error item is {field, code, message}; field is a dotted path into the request, such as body.items.3.input or query.limit, or null when the error is not about one field. */
     ErrorDetail: {
       field: string | null
-      /** @description Validation rule that failed, e.g. required, type, maxLength, pattern. */
+      /** @description Validation rule that failed, e.g. required, type, maxLength, pattern; too_deep, too_long and forbidden_key for the body limits (see Limits). */
       code: string
       message: string
     }
     /**
-     * @description Assumed: the codes listed in x-atelier-assumed-values; the others (UNAUTHORIZED to IMPERSONATION_READ_ONLY) are the known error codes of the spec.
+     * @description Assumed: the codes listed in x-atelier-assumed-values; the others (UNAUTHORIZED to IMPERSONATION_READ_ONLY) are the known error codes of the spec. The list is open: Error.code may carry a code added later.
      * @enum {string}
      */
     ErrorCode:
@@ -2215,14 +2281,27 @@ export interface components {
       | 'IMPERSONATION_READ_ONLY'
       | 'BAD_REQUEST'
       | 'NOT_FOUND'
+      | 'FLOW_NOT_FOUND'
+      | 'FLOW_NODE_NOT_FOUND'
+      | 'FLOW_TEMPLATE_NOT_FOUND'
+      | 'WORKFLOW_NOT_FOUND'
+      | 'BUILTIN_NODE_NOT_FOUND'
+      | 'SOLUTION_NOT_FOUND'
+      | 'SOLUTION_MODEL_NOT_FOUND'
       | 'CONFLICT'
+      | 'ID_TAKEN'
+      | 'SLUG_TAKEN'
       | 'IDEMPOTENCY_KEY_REUSED'
-      | 'VALIDATION_FAILED'
-      | 'RATE_LIMITED'
-      | 'SERVICE_UNAVAILABLE'
-      | 'INTERNAL'
       | 'UPLOAD_EXPIRED'
       | 'UPLOAD_INCOMPLETE'
+      | 'PAYLOAD_TOO_LARGE'
+      | 'UNSUPPORTED_MEDIA_TYPE'
+      | 'VALIDATION_FAILED'
+      | 'RATE_LIMITED'
+      | 'REQUEST_HEADER_FIELDS_TOO_LARGE'
+      | 'INTERNAL'
+      | 'NOT_IMPLEMENTED'
+      | 'SERVICE_UNAVAILABLE'
     /**
      * @description Why a 403 was returned.
      * @enum {string}
@@ -2305,7 +2384,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ReferenceRecord records. */
+    /** @description A page of ReferenceRecord records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ReferenceRecordPage: {
       items: components['schemas']['ReferenceRecord'][]
       first: components['schemas']['Cursor']
@@ -2397,7 +2476,7 @@ export interface components {
       /** Format: date-time */
       deleted_at: string
     }
-    /** @description A page of Tombstone records. */
+    /** @description A page of Tombstone records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     TombstonePage: {
       items: components['schemas']['Tombstone'][]
       first: components['schemas']['Cursor']
@@ -2486,7 +2565,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of Run records. */
+    /** @description A page of Run records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     RunPage: {
       items: components['schemas']['Run'][]
       first: components['schemas']['Cursor']
@@ -2550,7 +2629,7 @@ export interface components {
       /** Format: date-time */
       created_at: string
     }
-    /** @description A page of RunLog records. */
+    /** @description A page of RunLog records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     RunLogPage: {
       items: components['schemas']['RunLog'][]
       first: components['schemas']['Cursor']
@@ -2588,7 +2667,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of NodeRun records. */
+    /** @description A page of NodeRun records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     NodeRunPage: {
       items: components['schemas']['NodeRun'][]
       first: components['schemas']['Cursor']
@@ -2600,7 +2679,7 @@ export interface components {
       /** @description Display color, e.g. #d32f2f. */
       color: string
     }
-    /** @description A page of RunLogLevel records. */
+    /** @description A page of RunLogLevel records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     RunLogLevelPage: {
       items: components['schemas']['RunLogLevel'][]
       first: components['schemas']['Cursor']
@@ -2611,7 +2690,7 @@ export interface components {
     RunStatus: components['schemas']['ReferenceRecord'] & {
       is_terminal: boolean
     }
-    /** @description A page of RunStatus records. */
+    /** @description A page of RunStatus records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     RunStatusPage: {
       items: components['schemas']['RunStatus'][]
       first: components['schemas']['Cursor']
@@ -2811,7 +2890,7 @@ export interface components {
       /** Format: date-time */
       deleted_at: string | null
     }
-    /** @description A page of Asset records. */
+    /** @description A page of Asset records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     AssetPage: {
       items: components['schemas']['Asset'][]
       first: components['schemas']['Cursor']
@@ -2851,7 +2930,7 @@ export interface components {
        */
       deleted_at: string | null
     }
-    /** @description A page of AssetFolder records. */
+    /** @description A page of AssetFolder records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     AssetFolderPage: {
       items: components['schemas']['AssetFolder'][]
       first: components['schemas']['Cursor']
@@ -2985,7 +3064,7 @@ export interface components {
       /** Format: date-time */
       completed_at: string | null
     }
-    /** @description A page of Batch records. */
+    /** @description A page of Batch records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     BatchPage: {
       items: components['schemas']['Batch'][]
       first: components['schemas']['Cursor']
@@ -3097,8 +3176,7 @@ export interface components {
       feedback_reason: string | null
       client_ref: string | null
       callback_url: string | null
-      /** @enum {string|null} */
-      status_code: 'pending' | 'running' | 'completed' | 'failed' | null
+      status_code: components['schemas']['EvaluationStatusCode'] | null
       /** @enum {string|null} */
       source_code: 'platform' | 'api' | null
       /** @enum {string|null} */
@@ -3149,7 +3227,7 @@ export interface components {
       /** @description Assumed: embedded only by GET /v1/evaluations/{evaluation_id}; left out of list items. */
       parent_evaluation?: components['schemas']['Evaluation'] | null
     }
-    /** @description A page of Evaluation records. */
+    /** @description A page of Evaluation records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     EvaluationPage: {
       items: components['schemas']['Evaluation'][]
       first: components['schemas']['Cursor']
@@ -3227,7 +3305,7 @@ export interface components {
     EvaluationStatus: components['schemas']['ReferenceRecord'] & {
       is_terminal: boolean
     }
-    /** @description A page of EvaluationStatus records. */
+    /** @description A page of EvaluationStatus records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     EvaluationStatusPage: {
       items: components['schemas']['EvaluationStatus'][]
       first: components['schemas']['Cursor']
@@ -3253,7 +3331,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of Webhook records. */
+    /** @description A page of Webhook records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WebhookPage: {
       items: components['schemas']['Webhook'][]
       first: components['schemas']['Cursor']
@@ -3296,7 +3374,7 @@ export interface components {
         [key: string]: unknown
       }
     }
-    /** @description A page of WebhookEventType records. */
+    /** @description A page of WebhookEventType records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WebhookEventTypePage: {
       items: components['schemas']['WebhookEventType'][]
       first: components['schemas']['Cursor']
@@ -3312,7 +3390,7 @@ export interface components {
        */
       next_retry_at: string | null
     }
-    /** @description A page of WebhookDeliveryAttempt records. */
+    /** @description A page of WebhookDeliveryAttempt records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WebhookDeliveryAttemptPage: {
       items: components['schemas']['WebhookDeliveryAttempt'][]
       first: components['schemas']['Cursor']
@@ -3349,7 +3427,7 @@ export interface components {
       completed_at: string | null
       attempts: components['schemas']['WebhookDeliveryAttempt'][]
     }
-    /** @description A page of WebhookDelivery records. */
+    /** @description A page of WebhookDelivery records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WebhookDeliveryPage: {
       items: components['schemas']['WebhookDelivery'][]
       first: components['schemas']['Cursor']
@@ -3399,7 +3477,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelInput records. */
+    /** @description A page of ModelInput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelInputPage: {
       items: components['schemas']['ModelInput'][]
       first: components['schemas']['Cursor']
@@ -3428,7 +3506,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelOutput records. */
+    /** @description A page of ModelOutput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelOutputPage: {
       items: components['schemas']['ModelOutput'][]
       first: components['schemas']['Cursor']
@@ -3471,7 +3549,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelExample records. */
+    /** @description A page of ModelExample records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelExamplePage: {
       items: components['schemas']['ModelExample'][]
       first: components['schemas']['Cursor']
@@ -3492,7 +3570,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelFaqEntry records. */
+    /** @description A page of ModelFaqEntry records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelFaqEntryPage: {
       items: components['schemas']['ModelFaqEntry'][]
       first: components['schemas']['Cursor']
@@ -3530,7 +3608,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelPricing records. */
+    /** @description A page of ModelPricing records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelPricingPage: {
       items: components['schemas']['ModelPricing'][]
       first: components['schemas']['Cursor']
@@ -3549,7 +3627,7 @@ export interface components {
       /** Format: date-time */
       created_at: string
     }
-    /** @description A page of ModelRelatedLink records. */
+    /** @description A page of ModelRelatedLink records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelRelatedLinkPage: {
       items: components['schemas']['ModelRelatedLink'][]
       first: components['schemas']['Cursor']
@@ -3614,7 +3692,7 @@ export interface components {
       pricing?: components['schemas']['ModelPricing'][]
       related_links?: components['schemas']['ModelRelatedLink'][]
     }
-    /** @description A page of Model records. */
+    /** @description A page of Model records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelPage: {
       items: components['schemas']['Model'][]
       first: components['schemas']['Cursor']
@@ -3645,7 +3723,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelCreator records. */
+    /** @description A page of ModelCreator records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelCreatorPage: {
       items: components['schemas']['ModelCreator'][]
       first: components['schemas']['Cursor']
@@ -3666,7 +3744,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of ModelFamily records. */
+    /** @description A page of ModelFamily records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelFamilyPage: {
       items: components['schemas']['ModelFamily'][]
       first: components['schemas']['Cursor']
@@ -3698,7 +3776,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of FlowInput records. */
+    /** @description A page of FlowInput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowInputPage: {
       items: components['schemas']['FlowInput'][]
       first: components['schemas']['Cursor']
@@ -3727,7 +3805,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of FlowOutput records. */
+    /** @description A page of FlowOutput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowOutputPage: {
       items: components['schemas']['FlowOutput'][]
       first: components['schemas']['Cursor']
@@ -3770,7 +3848,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of FlowNodeInput records. */
+    /** @description A page of FlowNodeInput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowNodeInputPage: {
       items: components['schemas']['FlowNodeInput'][]
       first: components['schemas']['Cursor']
@@ -3797,7 +3875,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of FlowNodeOutput records. */
+    /** @description A page of FlowNodeOutput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowNodeOutputPage: {
       items: components['schemas']['FlowNodeOutput'][]
       first: components['schemas']['Cursor']
@@ -3838,7 +3916,7 @@ export interface components {
       inputs: components['schemas']['FlowNodeInput'][]
       outputs: components['schemas']['FlowNodeOutput'][]
     }
-    /** @description A page of FlowNode records. */
+    /** @description A page of FlowNode records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowNodePage: {
       items: components['schemas']['FlowNode'][]
       first: components['schemas']['Cursor']
@@ -3897,7 +3975,7 @@ export interface components {
       /** @description Newest first, at most 50. */
       recent_stars?: components['schemas']['FlowStar'][]
     }
-    /** @description A page of Flow records. */
+    /** @description A page of Flow records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowPage: {
       items: components['schemas']['Flow'][]
       first: components['schemas']['Cursor']
@@ -4061,7 +4139,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of FlowSummary records. */
+    /** @description A page of FlowSummary records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     FlowSummaryPage: {
       items: components['schemas']['FlowSummary'][]
       first: components['schemas']['Cursor']
@@ -4096,7 +4174,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of WorkflowInput records. */
+    /** @description A page of WorkflowInput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WorkflowInputPage: {
       items: components['schemas']['WorkflowInput'][]
       first: components['schemas']['Cursor']
@@ -4127,7 +4205,7 @@ export interface components {
       /** Format: date-time */
       updated_at: string
     }
-    /** @description A page of WorkflowOutput records. */
+    /** @description A page of WorkflowOutput records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WorkflowOutputPage: {
       items: components['schemas']['WorkflowOutput'][]
       first: components['schemas']['Cursor']
@@ -4178,7 +4256,7 @@ export interface components {
       inputs: components['schemas']['WorkflowInput'][]
       outputs: components['schemas']['WorkflowOutput'][]
     }
-    /** @description A page of Workflow records. */
+    /** @description A page of Workflow records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     WorkflowPage: {
       items: components['schemas']['Workflow'][]
       first: components['schemas']['Cursor']
@@ -4320,7 +4398,7 @@ export interface components {
       inputs: components['schemas']['BuiltinNodeInput'][]
       outputs: components['schemas']['BuiltinNodeOutput'][]
     }
-    /** @description A page of BuiltinNode records. */
+    /** @description A page of BuiltinNode records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     BuiltinNodePage: {
       items: components['schemas']['BuiltinNode'][]
       first: components['schemas']['Cursor']
@@ -4341,7 +4419,7 @@ export interface components {
       solution?: components['schemas']['Solution'] | null
       flow?: components['schemas']['Flow'] | null
     }
-    /** @description A page of SolutionFlowLink records. */
+    /** @description A page of SolutionFlowLink records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     SolutionFlowLinkPage: {
       items: components['schemas']['SolutionFlowLink'][]
       first: components['schemas']['Cursor']
@@ -4362,7 +4440,7 @@ export interface components {
       solution?: components['schemas']['Solution'] | null
       model?: components['schemas']['Model'] | null
     }
-    /** @description A page of ModelSolutionLink records. */
+    /** @description A page of ModelSolutionLink records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     ModelSolutionLinkPage: {
       items: components['schemas']['ModelSolutionLink'][]
       first: components['schemas']['Cursor']
@@ -4383,7 +4461,7 @@ export interface components {
       solution?: components['schemas']['Solution'] | null
       workflow?: components['schemas']['Workflow'] | null
     }
-    /** @description A page of SolutionWorkflowLink records. */
+    /** @description A page of SolutionWorkflowLink records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     SolutionWorkflowLinkPage: {
       items: components['schemas']['SolutionWorkflowLink'][]
       first: components['schemas']['Cursor']
@@ -4414,7 +4492,7 @@ export interface components {
       solution_models: components['schemas']['ModelSolutionLink'][]
       solution_comfyui_workflows: components['schemas']['SolutionWorkflowLink'][]
     }
-    /** @description A page of Solution records. */
+    /** @description A page of Solution records: whole records, or with `fields` only the named fields and `id` if it has one (see the fields parameter). */
     SolutionPage: {
       items: components['schemas']['Solution'][]
       first: components['schemas']['Cursor']
@@ -4423,7 +4501,7 @@ export interface components {
     }
   }
   responses: {
-    /** @description Bad request shape: unparsable JSON, a malformed q expression or cursor (code BAD_REQUEST). Do not retry. */
+    /** @description Bad request shape (code BAD_REQUEST): unparsable JSON, an empty application/json body where one is required, a body sent to an operation that takes none, or a malformed q, sort_by, fields or cursor. Do not retry. */
     BadRequest: {
       headers: {
         'Service-Request-Id': components['headers']['ServiceRequestId']
@@ -4463,7 +4541,7 @@ export interface components {
         'application/json': components['schemas']['ForbiddenError']
       }
     }
-    /** @description The resource (or its parent) does not exist or belongs to another organization (code NOT_FOUND, or RUN_NOT_FOUND for runs). */
+    /** @description The resource (or its parent) does not exist or belongs to another organization: code NOT_FOUND, or one that names the resource (RUN_NOT_FOUND for runs; assumed: FLOW_NOT_FOUND, WORKFLOW_NOT_FOUND and the other *_NOT_FOUND codes of ErrorCode). */
     NotFound: {
       headers: {
         'Service-Request-Id': components['headers']['ServiceRequestId']
@@ -4473,7 +4551,7 @@ export interface components {
         'application/json': components['schemas']['Error']
       }
     }
-    /** @description Conflict: duplicate create, a race, a state that does not allow the action, or a reused idempotency key (CONFLICT, IDEMPOTENCY_KEY_REUSED, UPLOAD_INCOMPLETE, UPLOAD_EXPIRED). Refetch before retrying. */
+    /** @description Conflict: duplicate create, a race, a state that does not allow the action, or a reused idempotency key (CONFLICT, ID_TAKEN, SLUG_TAKEN, IDEMPOTENCY_KEY_REUSED, UPLOAD_INCOMPLETE, UPLOAD_EXPIRED). Refetch before retrying. */
     Conflict: {
       headers: {
         'Service-Request-Id': components['headers']['ServiceRequestId']
@@ -4483,7 +4561,37 @@ export interface components {
         'application/json': components['schemas']['Error']
       }
     }
-    /** @description Validation error (code VALIDATION_FAILED); `errors` lists the per-field details. */
+    /** @description Assumed: the request body is over 16 MiB (code PAYLOAD_TOO_LARGE). Send less: upload files with POST /v1/asset-uploads and refer to the asset. */
+    PayloadTooLarge: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Assumed: the body was not sent as application/json, or an operation that requires a body got none and no Content-Type (code UNSUPPORTED_MEDIA_TYPE). Send JSON with Content-Type: application/json. */
+    UnsupportedMediaType: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Assumed: the request line and headers are too large (code REQUEST_HEADER_FIELDS_TOO_LARGE); usually a very long q. Shorten the query. */
+    RequestHeaderFieldsTooLarge: {
+      headers: {
+        'Service-Request-Id': components['headers']['ServiceRequestId']
+        [name: string]: unknown
+      }
+      content: {
+        'application/json': components['schemas']['Error']
+      }
+    }
+    /** @description Validation error (code VALIDATION_FAILED); `errors` lists the per-field details, including a body nested over 64 deep (too_deep), a string over its length limit (too_long, maxLength) or a forbidden key such as __proto__ (forbidden_key). */
     UnprocessableEntity: {
       headers: {
         'Service-Request-Id': components['headers']['ServiceRequestId']
@@ -4537,7 +4645,7 @@ export interface components {
     limit: number | null
     /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
     sort_by: string | null
-    /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+    /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
     fields: string | null
     /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
     pq: string | null
@@ -4652,6 +4760,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4683,6 +4792,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4696,7 +4806,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -4733,6 +4843,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4764,6 +4875,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4795,6 +4907,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       /** @description Unavailable; the body says which component. */
       503: {
         headers: {
@@ -4818,7 +4931,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -4855,6 +4968,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4890,6 +5004,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4903,7 +5018,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -4944,6 +5059,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -4957,7 +5073,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -4998,6 +5114,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5011,7 +5128,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5052,6 +5169,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5065,7 +5183,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5106,6 +5224,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5119,7 +5238,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5160,6 +5279,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5173,7 +5293,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5214,6 +5334,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5249,6 +5370,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5262,7 +5384,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5299,6 +5421,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5334,6 +5457,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5347,7 +5471,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5384,6 +5508,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5419,6 +5544,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5472,8 +5598,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5487,7 +5616,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5524,6 +5653,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5559,6 +5689,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5596,8 +5727,11 @@ export interface operations {
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5611,7 +5745,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5652,6 +5786,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5665,7 +5800,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5706,6 +5841,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5742,6 +5878,7 @@ export interface operations {
       409: components['responses']['Conflict']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5793,8 +5930,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5830,6 +5970,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5866,6 +6007,7 @@ export interface operations {
       409: components['responses']['Conflict']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5879,7 +6021,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -5916,6 +6058,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5951,6 +6094,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -5964,7 +6108,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6001,6 +6145,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6036,6 +6181,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6049,7 +6195,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6086,6 +6232,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6121,6 +6268,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6134,7 +6282,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6171,6 +6319,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6206,6 +6355,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6219,7 +6369,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6256,6 +6406,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6291,6 +6442,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6324,6 +6476,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6362,8 +6515,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6377,7 +6533,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6414,6 +6570,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6448,8 +6605,11 @@ export interface operations {
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6485,6 +6645,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6521,6 +6682,7 @@ export interface operations {
       409: components['responses']['Conflict']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6559,8 +6721,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6605,8 +6770,11 @@ export interface operations {
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6642,6 +6810,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6680,8 +6849,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6730,8 +6902,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6745,7 +6920,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6782,6 +6957,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6830,8 +7006,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6867,6 +7046,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6903,6 +7083,7 @@ export interface operations {
       409: components['responses']['Conflict']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6938,6 +7119,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -6951,7 +7133,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -6988,6 +7170,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7023,8 +7206,11 @@ export interface operations {
       402: components['responses']['PaymentRequired']
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7038,7 +7224,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7075,6 +7261,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7110,6 +7297,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7145,6 +7333,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7183,7 +7372,10 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       default: components['responses']['Error']
     }
   }
@@ -7196,7 +7388,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7233,6 +7425,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7267,8 +7460,11 @@ export interface operations {
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7282,7 +7478,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7319,6 +7515,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7354,6 +7551,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7389,6 +7587,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7422,6 +7621,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7460,8 +7660,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7475,7 +7678,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7516,6 +7719,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7553,6 +7757,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7566,7 +7771,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7609,6 +7814,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7648,6 +7854,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7681,8 +7888,11 @@ export interface operations {
       400: components['responses']['BadRequest']
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7696,7 +7906,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7738,6 +7948,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7772,8 +7983,11 @@ export interface operations {
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7815,6 +8029,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7828,7 +8043,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -7865,6 +8080,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7906,6 +8122,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7939,6 +8156,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -7977,8 +8195,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8017,8 +8238,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8032,7 +8256,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8073,6 +8297,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8086,7 +8311,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8127,6 +8352,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8140,7 +8366,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8181,6 +8407,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8194,7 +8421,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8237,6 +8464,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8250,7 +8478,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8293,6 +8521,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8306,7 +8535,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8347,6 +8576,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8398,8 +8628,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8413,7 +8646,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8455,6 +8688,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8496,6 +8730,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8509,7 +8744,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8546,6 +8781,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8580,8 +8816,11 @@ export interface operations {
       401: components['responses']['Unauthorized']
       403: components['responses']['Forbidden']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8616,6 +8855,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8651,6 +8891,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8684,6 +8925,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8722,8 +8964,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8737,7 +8982,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8778,6 +9023,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8791,7 +9037,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8832,6 +9078,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8883,8 +9130,11 @@ export interface operations {
       403: components['responses']['Forbidden']
       404: components['responses']['NotFound']
       409: components['responses']['Conflict']
+      413: components['responses']['PayloadTooLarge']
+      415: components['responses']['UnsupportedMediaType']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8898,7 +9148,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -8935,6 +9185,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8970,6 +9221,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -8983,7 +9235,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9020,6 +9272,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9033,7 +9286,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9070,6 +9323,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9105,6 +9359,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9140,6 +9395,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9153,7 +9409,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9194,6 +9450,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9231,6 +9488,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9244,7 +9502,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9285,6 +9543,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9298,7 +9557,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9339,6 +9598,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9352,7 +9612,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9389,6 +9649,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9424,6 +9685,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9437,7 +9699,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9474,6 +9736,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9509,6 +9772,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9522,7 +9786,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9559,6 +9823,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9594,6 +9859,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9607,7 +9873,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9644,6 +9910,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9679,6 +9946,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9692,7 +9960,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9729,6 +9997,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9764,6 +10033,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9777,7 +10047,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9814,6 +10084,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9849,6 +10120,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9862,7 +10134,7 @@ export interface operations {
         limit?: components['parameters']['limit']
         /** @description Assumed: the default is created_at:desc (catalogs: sort_order:asc) and ties are broken by id in the same direction. (Sort expression `field:asc` or `field:desc`, from the spec.) */
         sort_by?: components['parameters']['sort_by']
-        /** @description Field projection: comma-separated field names; items then carry only those fields (and id). Types in this document describe full records. */
+        /** @description Field projection: comma-separated names of the listed record's top-level scalar fields (assumed). Each item then carries only those fields, plus `id` when the record has one (and, on flows, the relations asked for with `include`), so it is not a whole record: the page's item schema, its required properties in particular, describes items of a list asked without `fields`. An unknown name answers 400 BAD_REQUEST. */
         fields?: components['parameters']['fields']
         /** @description Pagination cursor: one of the first/next/previous values of an earlier page, passed back unchanged with the same q, sort_by and fields. */
         pq?: components['parameters']['pq']
@@ -9899,6 +10171,7 @@ export interface operations {
       403: components['responses']['Forbidden']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9934,6 +10207,7 @@ export interface operations {
       404: components['responses']['NotFound']
       422: components['responses']['UnprocessableEntity']
       429: components['responses']['TooManyRequests']
+      431: components['responses']['RequestHeaderFieldsTooLarge']
       503: components['responses']['ServiceUnavailable']
       default: components['responses']['Error']
     }
@@ -9956,8 +10230,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      /** @description Acknowledged; receivers must be idempotent on delivery id and run id. */
       '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Assumed: refused for good, except 408 and 429: the delivery fails with failure_reason_code client_rejected and is not retried (408 and 429 are retried like a 5xx). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Failed: retried on an exponential schedule, like a timeout or a connection error. */
+      '5XX': {
         headers: {
           [name: string]: unknown
         }
@@ -9983,8 +10271,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      /** @description Acknowledged; receivers must be idempotent on delivery id and run id. */
       '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Assumed: refused for good, except 408 and 429: the delivery fails with failure_reason_code client_rejected and is not retried (408 and 429 are retried like a 5xx). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Failed: retried on an exponential schedule, like a timeout or a connection error. */
+      '5XX': {
         headers: {
           [name: string]: unknown
         }
@@ -10010,8 +10312,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      /** @description Acknowledged; receivers must be idempotent on delivery id and run id. */
       '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Assumed: refused for good, except 408 and 429: the delivery fails with failure_reason_code client_rejected and is not retried (408 and 429 are retried like a 5xx). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Failed: retried on an exponential schedule, like a timeout or a connection error. */
+      '5XX': {
         headers: {
           [name: string]: unknown
         }
@@ -10037,8 +10353,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and run id. */
+      /** @description Acknowledged; receivers must be idempotent on delivery id and run id. */
       '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Assumed: refused for good, except 408 and 429: the delivery fails with failure_reason_code client_rejected and is not retried (408 and 429 are retried like a 5xx). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Failed: retried on an exponential schedule, like a timeout or a connection error. */
+      '5XX': {
         headers: {
           [name: string]: unknown
         }
@@ -10064,8 +10394,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Acknowledged. Anything else (or a timeout) is retried; receivers must be idempotent on delivery id and batch id. */
+      /** @description Acknowledged; receivers must be idempotent on delivery id and batch id. */
       '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Assumed: refused for good, except 408 and 429: the delivery fails with failure_reason_code client_rejected and is not retried (408 and 429 are retried like a 5xx). */
+      '4XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Failed: retried on an exponential schedule, like a timeout or a connection error. */
+      '5XX': {
         headers: {
           [name: string]: unknown
         }
