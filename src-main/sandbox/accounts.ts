@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { isoTime, uuidv7, type Clock } from './clock'
 import type { SandboxDb } from './db'
 import { SandboxError } from './errors'
+import { canonicalUuid } from './uuid'
 
 /**
  * Scopes the sandbox knows. The spec names only `evaluations:edit`; the rest are assumed and
@@ -149,7 +150,9 @@ export class Accounts {
         org_id: string
       }[]
     ).map((m) => m.org_id)
-    const selected = headers['x-organization-id']
+    const header = headers['x-organization-id']
+    // An organization id is a UUID like any other: either case names the same organization.
+    const selected = typeof header === 'string' ? (canonicalUuid(header) ?? header) : header
     let orgId = row.org_id
     if (typeof selected === 'string' && selected !== '' && selected !== 'null') {
       if (!orgIds.includes(selected)) {

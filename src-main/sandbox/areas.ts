@@ -2,13 +2,17 @@ import { createAuthoringArea } from './authoring'
 import { createCoreArea } from './core-area'
 import { createDeliveriesArea } from './deliveries'
 import { createEvaluationsArea } from './evaluations'
+import { withCanonicalIds } from './handlers/canonical-ids'
 import { createMediaArea } from './media'
 import { createRunsArea } from './runs'
 import type { SandboxArea, SandboxServices } from './services'
 
-/** Every area of the service; together their handlers cover every operation of the contract. */
+/**
+ * Every area of the service; together their handlers cover every operation of the contract. Each
+ * handler sees the request's ids in canonical form (see `withCanonicalIds`).
+ */
 export function createAreas(services: SandboxServices): SandboxArea[] {
-  return [
+  const areas = [
     createCoreArea(services),
     createRunsArea(services),
     createDeliveriesArea(services),
@@ -16,4 +20,6 @@ export function createAreas(services: SandboxServices): SandboxArea[] {
     createEvaluationsArea(services),
     createAuthoringArea(services),
   ]
+  for (const area of areas) area.handlers = withCanonicalIds(services.contract, area.handlers)
+  return areas
 }

@@ -24,11 +24,29 @@ export interface OperationInfo {
   requiredScope: string | undefined
 }
 
+/**
+ * What values a scalar field holds, as far as a `q` filter needs to know: a value compared with it
+ * must be one of these. `any` is a field whose schema allows several kinds (nothing is checked).
+ */
+export type FieldType =
+  | { kind: 'text'; pattern?: string; example?: string }
+  | { kind: 'uuid' }
+  | { kind: 'date-time' }
+  | { kind: 'number' }
+  | { kind: 'boolean' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'any' }
+
+/** The scalar fields of a schema, each with its type. */
+export interface ScalarFields extends ReadonlySet<string> {
+  typeOf: (field: string) => FieldType | undefined
+}
+
 export interface Contract {
   document: Json
   operations: OperationInfo[]
   /** Top-level scalar fields of a schema: what `q`, `sort_by` and `fields` may name. */
-  scalarFields: (schemaName: string) => ReadonlySet<string>
+  scalarFields: (schemaName: string) => ScalarFields
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const
@@ -114,25 +132,59 @@ function parseContract(path: string): Contract {
     )
   }
 
-  const collect = (schema: Json, into: Set<string>): void => {
+  /** The kinds of value one schema (no oneOf) admits, null left out: it is the null literal's. */
+  const kindsOf = (schema: Json): FieldType[] => {
+    const resolved = resolve(schema)
+    const options = (resolved.oneOf ?? resolved.anyOf) as Json[] | undefined
+    if (Array.isArray(options)) return options.flatMap(kindsOf)
+    const types = ([] as unknown[]).concat(resolved.type ?? []).filter((t) => t !== 'null')
+    return types.map((type): FieldType => {
+      if (type === 'boolean') return { kind: 'boolean' }
+      if (type === 'number' || type === 'integer') return { kind: 'number' }
+      if (Array.isArray(resolved.enum)) {
+        return { kind: 'enum', values: resolved.enum.filter((v) => typeof v === 'string') }
+      }
+      if (resolved.format === 'uuid') return { kind: 'uuid' }
+      if (resolved.format === 'date-time') return { kind: 'date-time' }
+      if (typeof resolved.pattern !== 'string') return { kind: 'text' }
+      const examples = resolved.examples ?? resolved.example
+      const example = ([] as unknown[]).concat(examples ?? []).find((e) => typeof e === 'string')
+      return {
+        kind: 'text',
+        pattern: resolved.pattern,
+        ...(typeof example === 'string' ? { example } : {}),
+      }
+    })
+  }
+
+  const typeOf = (schema: Json): FieldType => {
+    const [first, ...rest] = kindsOf(schema)
+    if (!first) return { kind: 'any' }
+    const same = rest.every((other) => JSON.stringify(other) === JSON.stringify(first))
+    return same ? first : { kind: 'any' }
+  }
+
+  const collect = (schema: Json, into: Map<string, FieldType>): void => {
     const resolved = resolve(schema)
     for (const part of (resolved.allOf as Json[] | undefined) ?? []) collect(part, into)
     for (const [name, property] of Object.entries(
       (resolved.properties as Json | undefined) ?? {},
     )) {
-      if (isObject(property) && isScalar(property)) into.add(name)
+      if (isObject(property) && isScalar(property)) into.set(name, typeOf(property))
     }
   }
 
-  const fieldCache = new Map<string, ReadonlySet<string>>()
-  const scalarFields = (schemaName: string): ReadonlySet<string> => {
+  const fieldCache = new Map<string, ScalarFields>()
+  const scalarFields = (schemaName: string): ScalarFields => {
     let fields = fieldCache.get(schemaName)
     if (!fields) {
       const schema = schemas[schemaName]
       if (!schema) throw new Error(`The contract has no schema ${schemaName}.`)
-      const set = new Set<string>()
-      collect(schema, set)
-      fields = set
+      const types = new Map<string, FieldType>()
+      collect(schema, types)
+      fields = Object.assign(new Set(types.keys()), {
+        typeOf: (field: string) => types.get(field),
+      })
       fieldCache.set(schemaName, fields)
     }
     return fields

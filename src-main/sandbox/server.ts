@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
 import { z } from 'zod'
+import { clientErrorHandler } from './client-errors'
 import { uuidv7 } from './clock'
 import type { AuthContext } from './accounts'
 import { parseCredits } from './accounts'
@@ -83,6 +84,7 @@ export async function buildServer(
     bodyLimit: 16 * 1024 * 1024,
     genReqId: () => uuidv7(services.clock()),
     return503OnClosing: true,
+    clientErrorHandler: clientErrorHandler(services.clock),
     // Closing the sandbox (the app quitting, a test ending) must not wait on a client that keeps
     // a connection open: whatever is still open then is cut, as a real server going away would.
     forceCloseConnections: true,

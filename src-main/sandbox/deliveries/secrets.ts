@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { SandboxError } from '../errors'
 import type { RecordStore } from '../store'
 import type { DeliveryQueries } from './queries'
 import { COLLECTIONS, type CallbackSecret, type SigningKey } from './records'
@@ -6,6 +7,25 @@ import { COLLECTIONS, type CallbackSecret, type SigningKey } from './records'
 /** Lowercase hex HMAC-SHA256 of the exact body bytes: the `Service-Signature` header. */
 export function sign(material: string, body: Buffer): string {
   return createHmac('sha256', material).update(body).digest('hex')
+}
+
+/**
+ * Refuses a dispatch that names a callback secret this organization does not have (another
+ * organization's, or none at all), before anything is stored or charged. Signing with another
+ * secret instead would make every callback fail the receiver's check, far from the request that
+ * caused it. The contract has no way to revoke or delete a callback secret, so existing is enough.
+ */
+export function requireCallbackSecret(
+  store: RecordStore,
+  orgId: string,
+  secretId: string | null | undefined,
+): void {
+  if (secretId === null || secretId === undefined) return
+  if (store.get<CallbackSecret>(COLLECTIONS.callbackSecrets, secretId, orgId)) return
+  const message = `callback_secret_id ${secretId} is not a callback secret of this organization. Use the id that POST /v1/callback-secrets answered, or leave callback_secret_id out to sign with the organization's newest secret.`
+  throw new SandboxError(422, 'VALIDATION_FAILED', message, [
+    { field: 'callback_secret_id', code: 'unknown_callback_secret', message },
+  ])
 }
 
 export interface Signer {

@@ -20,6 +20,7 @@ import {
 import { ListError, badList, quote } from './errors'
 import { parseQuery } from './query'
 import { requestedTotal } from './total'
+import { checkValues, type ListFields } from './values'
 
 export interface ListParams {
   q?: string | null
@@ -46,8 +47,11 @@ export interface ListOptions {
   defaultSort?: string
   /** Default 50. */
   defaultLimit?: number
-  /** The record's scalar top-level field names usable in q, sort_by and fields. */
-  fields: ReadonlySet<string>
+  /**
+   * The record's scalar top-level field names usable in q, sort_by and fields; with their types
+   * (as the contract gives them), the values of q are checked against them too.
+   */
+  fields: ListFields
 }
 
 export interface Page<T> {
@@ -313,7 +317,7 @@ export function listRecords<T>(
   const sort = params.sort_by
     ? parseSort(params.sort_by, options.fields)
     : parseSort(options.defaultSort ?? DEFAULT_SORT, null)
-  const clauses = params.q ? parseQuery(params.q) : []
+  const clauses = checkValues(params.q ? parseQuery(params.q) : [], options.fields)
   const filters = compileClauses(clauses, options.fields)
   const projection = parseProjection(params.fields, options.fields)
   const query = queryHash([

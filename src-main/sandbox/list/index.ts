@@ -13,7 +13,10 @@
  *   the stored value is a number and the value numeric (or true/false), otherwise as text, with
  *   date-times (`Z` or any offset) normalised to the records' fixed-width `+00:00` form. `~` is a
  *   Unicode case-insensitive contains (`%` and `_` are literal); `!=` keeps rows where the field
- *   is null; `<`, `>` and friends never match null.
+ *   is null; `<`, `>` and friends never match null. When the fields carry their contract types,
+ *   a compared value must be one the field can hold (a date-time, a number, true/false, one of an
+ *   enum's values, a UUID, text matching the field's pattern), else a 400 that names the clause
+ *   and the form (values.ts); ids are matched in either case.
  * - **sort_by**: `field:asc|desc`, default `options.defaultSort ?? 'created_at:desc'`; ties are
  *   broken by id in the same direction, so the order is total. NULL sorts before every value.
  * - **limit**: 1 to 500 (else 422 `VALIDATION_FAILED`), default `options.defaultLimit ?? 50`.
@@ -61,6 +64,7 @@ export {
 } from './engine'
 export { ListError } from './errors'
 export { prefersExactCount } from './total'
+export type { ListFields } from './values'
 export {
   MAX_ALTERNATIVES,
   MAX_CLAUSES,

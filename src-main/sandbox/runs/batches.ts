@@ -1,5 +1,6 @@
 import type { Batch, BatchCreate, Run } from '../../../src-shared/api'
 import { formatCredits } from '../accounts'
+import { requireCallbackSecret } from '../deliveries/secrets'
 import { conflict, SandboxError } from '../errors'
 import { decimalToMicro, estimateCost, findModel, microToDecimal } from '../models'
 import type { SandboxServices } from '../services'
@@ -105,6 +106,7 @@ export class Batches {
         `There is no model ${body.model}. List the models with GET /v1/models, or look one up with q=slug=provider/model.`,
       )
     }
+    requireCallbackSecret(store, orgId, body.callback_secret_id)
     const key = idempotency.key
     const fingerprint = key ? fingerprintOf(idempotency.fingerprint) : ''
     return store.transaction(() => {

@@ -1,9 +1,10 @@
 import type { Model, ModelRelatedLink } from '../../../src-shared/api'
-import { notFound } from '../errors'
+import { notFound, SandboxError } from '../errors'
 import { getOne, listOf, type GenericHandler } from '../handlers/common'
 import type { HandlerContext, Handlers, OperationId } from '../handlers/types'
-import { MODEL_CATALOG, MODEL_CREATORS, MODEL_FAMILIES } from '../models'
+import { findModel, MODEL_CATALOG, MODEL_CREATORS, MODEL_FAMILIES } from '../models'
 import { writeGlobal } from '../seed'
+import type { SandboxArea, SandboxServices } from '../services'
 import type { RecordStore } from '../store'
 import { modelStats } from './stats'
 
@@ -84,6 +85,13 @@ export function requireModel(store: RecordStore, modelId: string, orgId: string)
   return store.require<Model>('models', modelId, orgId, MODEL_WHAT, { includeGlobal: true })
 }
 
+/** A model with its embedded lists, as `GET /v1/models/{model_id}` answers it. */
+function readModel(store: RecordStore, modelId: string, orgId: string): Model {
+  const model: Record<string, unknown> = { ...requireModel(store, modelId, orgId) }
+  for (const { key, collection } of EMBEDDED) model[key] = embedded(store, collection, modelId)
+  return model as unknown as Model
+}
+
 function embedded(store: RecordStore, collection: string, modelId: string): unknown[] {
   const rows = store.db
     .prepare(
@@ -129,15 +137,7 @@ export const catalogHandlers: Handlers = {
     defaultSort: 'name:asc',
   }),
 
-  getModel: ({ params, auth, sandbox }) => {
-    const model: Record<string, unknown> = {
-      ...requireModel(sandbox.store, params.model_id, auth.orgId),
-    }
-    for (const { key, collection } of EMBEDDED) {
-      model[key] = embedded(sandbox.store, collection, params.model_id)
-    }
-    return model as unknown as Model
-  },
+  getModel: ({ params, auth, sandbox }) => readModel(sandbox.store, params.model_id, auth.orgId),
 
   listModelInputs: listFor('inputs'),
   listModelOutputs: listFor('outputs'),
@@ -175,4 +175,70 @@ export const catalogHandlers: Handlers = {
     what: 'The model family',
     includeGlobal: true,
   }),
+}
+
+/** Where a model is read by the `provider/model` slug a run dispatch takes. */
+const SLUG_PATH = '/v1/models/{provider}/{model}'
+
+/**
+ * A model read by its slug, found exactly as a dispatch finds it (in either case), and answered
+ * as `getModel` answers it: a client that dispatches `POST /v1/models/acme/pixel-fox/runs` can
+ * read `GET /v1/models/acme/pixel-fox` without first searching for the id.
+ */
+function readModelBySlug(store: RecordStore, slug: string, orgId: string): Model {
+  const found = findModel(slug)
+  if (!found) {
+    throw new SandboxError(
+      404,
+      'NOT_FOUND',
+      `There is no model ${slug}. List the models with GET /v1/models, or look one up with q=slug=provider/model.`,
+    )
+  }
+  return readModel(store, found.id, orgId)
+}
+
+/**
+ * Serves {@link SLUG_PATH}. The contract declares only `GET /v1/models/{model_id}` (a UUID; a
+ * path parameter cannot hold the slug's slash), so the sandbox answers the slug path as that same
+ * operation: its scope, faults and response schema. Should the contract declare the slug path as
+ * an operation of its own, that operation gets the handler instead (and no second route is made).
+ */
+export function modelsBySlug(services: SandboxServices): Pick<SandboxArea, 'handlers' | 'routes'> {
+  const declared = services.contract.operations.find(
+    (operation) => operation.method === 'GET' && operation.path === SLUG_PATH,
+  )
+  const read = (params: { provider: string; model: string }, orgId: string) =>
+    readModelBySlug(services.store, `${params.provider}/${params.model}`, orgId)
+  if (declared) {
+    const handler = ({ params, auth }: HandlerContext<OperationId>) =>
+      read(params as unknown as { provider: string; model: string }, auth.orgId)
+    return { handlers: { [declared.operationId]: handler } }
+  }
+  const getModel = services.contract.operations.find((op) => op.operationId === 'getModel')
+  const segment = { type: 'string', minLength: 1, pattern: '^[^/\\s]+$' }
+  return {
+    handlers: {},
+    routes: (app) => {
+      app.get(SLUG_PATH.replace(/{(\w+)}/g, ':$1'), {
+        schema: {
+          params: {
+            type: 'object',
+            properties: { provider: segment, model: segment },
+            required: ['provider', 'model'],
+          },
+        },
+        config: {
+          operationId: 'getModel',
+          openapiPath: getModel?.path ?? '/v1/models/{model_id}',
+          requiredScope: getModel?.requiredScope,
+          successStatus: 200,
+        },
+        handler: (request) => {
+          const auth = request.auth
+          if (!auth) throw new SandboxError(401, 'UNAUTHORIZED', 'No credentials were sent.')
+          return read(request.params as { provider: string; model: string }, auth.orgId)
+        },
+      })
+    },
+  }
 }

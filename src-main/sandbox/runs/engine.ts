@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { NodeRun, Run, RunLog, RunStatusCode } from '../../../src-shared/api'
 import { formatCredits } from '../accounts'
 import { isoTime } from '../clock'
+import { requireCallbackSecret } from '../deliveries/secrets'
 import { SandboxError } from '../errors'
 import { microToDecimal, type LogLevelCode, type ModelLog } from '../models'
 import type { SandboxServices } from '../services'
@@ -227,6 +228,7 @@ export class RunEngine {
           return { run, replayed: true }
         }
       }
+      requireCallbackSecret(this.services.store, orgId, request.callback_secret_id)
       const fields = handler.resolve(orgId, request.target)
       const estimate = handler.estimate(orgId, request.target, request.input)
       if (!this.services.accounts.charge(orgId, estimate)) {

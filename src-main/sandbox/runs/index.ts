@@ -1,6 +1,6 @@
 import type { SandboxArea, SandboxServices } from '../services'
 import { Batches } from './batches'
-import { catalogHandlers, writeModelCatalog } from './catalog'
+import { catalogHandlers, modelsBySlug, writeModelCatalog } from './catalog'
 import { RunEngine } from './engine'
 import { flowTargetHandler, workflowTargetHandler } from './graph-targets'
 import { runHandlers } from './handlers'
@@ -58,8 +58,14 @@ export function createRunsArea(services: SandboxServices): SandboxArea {
   engine.registerTarget('flow', flowTargetHandler(services))
   engine.registerTarget('wfengine_workflow', workflowTargetHandler(services))
   const batches = new Batches(services, engine)
+  const bySlug = modelsBySlug(services)
   return {
-    handlers: { ...catalogHandlers, ...runHandlers(services, engine, batches) },
+    handlers: {
+      ...catalogHandlers,
+      ...bySlug.handlers,
+      ...runHandlers(services, engine, batches),
+    },
+    ...(bySlug.routes ? { routes: bySlug.routes } : {}),
     stop: () => {
       batches.stop()
       engine.stop()
