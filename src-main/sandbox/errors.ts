@@ -1,6 +1,10 @@
-/** A field-level problem, as carried in the error envelope's `errors` for 422. */
+/**
+ * A field-level problem, as carried in the error envelope's `errors`: `field` is the dotted path
+ * into the body (`nodes.1.name`) or `query.limit`, or null when the problem is with the request as
+ * a whole (no body, the wrong content type), as the contract's ErrorDetail allows.
+ */
 export interface FieldProblem {
-  field: string
+  field: string | null
   code: string
   message: string
 }

@@ -23,13 +23,31 @@ const requirePackage = createRequire(import.meta.url)
  * the first request that needs it and compiling a route's schema at that route's first request,
  * instead of all of them at start: loading them and compiling all of the contract's request
  * schemas took more than a second of every sandbox start, while a session (a test, a user trying
- * one screen) asks a handful of routes. The options and the answers are Fastify's defaults'.
+ * one screen) asks a handful of routes. The answers are Fastify's defaults', with one change:
+ * bodies are checked by an Ajv that never coerces. The server's Ajv options turn "5" into 5 for
+ * query strings, path and header parameters, which arrive as text; a body is JSON and says what
+ * it means, so `{"name": 123}` or `{"is_positive": ""}` is refused instead of stored as "123" or
+ * read as false, as a strict service would.
  */
 export function lazyCompilers(): Required<Pick<Factories, 'buildValidator' | 'buildSerializer'>> {
   // The packages' declared types describe the functions they wrap, not the route compilers
   // Fastify receives from them; these are the shapes Fastify calls.
   const validators = lazyFactory<Validate>(
-    () => (requirePackage('@fastify/ajv-compiler') as () => Factory<Validate>)(),
+    () => {
+      const factory = (requirePackage('@fastify/ajv-compiler') as () => Factory<Validate>)()
+      // Fastify asks for one compiler per set of options; the body's gets its own Ajv (the
+      // package keeps one per distinct options), made only when a body is first checked.
+      return (externalSchemas, options) => {
+        const coercing = factory(externalSchemas, options)
+        let strict: ((route: RouteSchema) => Validate) | undefined
+        return (route) => {
+          if (route.httpPart === 'headers') return coercing(withLowerCaseNames(route))
+          if (route.httpPart !== 'body') return coercing(route)
+          strict ??= factory(externalSchemas, withoutCoercion(options))
+          return strict(route)
+        }
+      }
+    },
     (compiled) => {
       // Fastify reads a failed validation's problems from the function's `errors`.
       const validate: Validate = (data) => {
@@ -54,6 +72,31 @@ export function lazyCompilers(): Required<Pick<Factories, 'buildValidator' | 'bu
     buildValidator: validators as unknown as Factories['buildValidator'] & object,
     buildSerializer: serializers,
   }
+}
+
+/**
+ * A headers schema named as Node names headers, in lower case. Fastify does this itself only for
+ * its own compiler: given ours, it passes `Idempotency-Key` through, which then never matched
+ * the `idempotency-key` a request carries, and no header was ever checked.
+ */
+function withLowerCaseNames(route: RouteSchema): RouteSchema {
+  const schema = route.schema as { properties?: Record<string, unknown>; required?: unknown }
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  )
+  const required = Array.isArray(schema.required)
+    ? schema.required.map((name) => String(name).toLowerCase())
+    : schema.required
+  return {
+    ...route,
+    schema: { ...schema, properties, ...(required === undefined ? {} : { required }) },
+  }
+}
+
+/** Fastify's Ajv options (`{customOptions, plugins, onCreate}`) with coercion switched off. */
+function withoutCoercion(options: unknown): unknown {
+  const given = options as { customOptions?: Record<string, unknown> }
+  return { ...given, customOptions: { ...given.customOptions, coerceTypes: false } }
 }
 
 /**

@@ -5,10 +5,12 @@ import { clientErrorHandler } from './client-errors'
 import { uuidv7 } from './clock'
 import type { AuthContext } from './accounts'
 import { parseCredits } from './accounts'
-import { SandboxError, type FieldProblem } from './errors'
+import { SandboxError } from './errors'
 import { faultRulesSchema, type FaultRule } from './faults'
 import { lazyCompilers } from './lazy-compilers'
 import { ListError } from './list'
+import { readRequestBodies, type BodyRule } from './request'
+import { MAX_BODY_BYTES } from './request/limits'
 import { contractRoutes, contractSchema } from './routes'
 import type { Handler, Handlers, OperationId } from './handlers/types'
 import type { SandboxArea, SandboxServices } from './services'
@@ -23,34 +25,6 @@ declare module 'fastify' {
     requiredScope?: string
     successStatus?: number
   }
-}
-
-interface AjvError {
-  instancePath?: string
-  keyword: string
-  message?: string
-  params?: Record<string, unknown>
-}
-
-function describeValidation(errors: AjvError[], context: string | undefined): FieldProblem[] {
-  return errors.map((error) => {
-    const base = (error.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.')
-    const missing = error.params?.missingProperty
-    const extra = error.params?.additionalProperty
-    const field = [
-      context === 'body' ? '' : context,
-      base,
-      typeof missing === 'string' ? missing : '',
-      typeof extra === 'string' ? extra : '',
-    ]
-      .filter(Boolean)
-      .join('.')
-    const message =
-      typeof extra === 'string'
-        ? `${field} is not a known field.`
-        : `${field || 'the request'} ${error.message ?? 'is not valid'}.`
-    return { field: field || '(request)', code: error.keyword, message }
-  })
 }
 
 function envelope(reply: FastifyReply, error: SandboxError | ListError): FastifyReply {
@@ -81,7 +55,7 @@ export async function buildServer(
   for (const area of areas) Object.assign(handlers, area.handlers)
   const app = Fastify({
     logger: false,
-    bodyLimit: 16 * 1024 * 1024,
+    bodyLimit: MAX_BODY_BYTES,
     genReqId: () => uuidv7(services.clock()),
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(services.clock),
@@ -96,6 +70,8 @@ export async function buildServer(
         coerceTypes: 'array',
         removeAdditional: false,
         useDefaults: true,
+        // Each error carries the value that failed, so a refusal can say what was sent.
+        verbose: true,
         // The route schemas are the contract's, which its own tests lint; checking them against
         // the meta-schema at every start cost more than half a second.
         validateSchema: false,
@@ -108,6 +84,8 @@ export async function buildServer(
       },
     },
   })
+
+  readRequestBodies(app)
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Service-Request-Id', request.id)
@@ -198,36 +176,30 @@ export async function buildServer(
 
   app.setErrorHandler((error: unknown, _request, reply) => {
     if (error instanceof SandboxError || error instanceof ListError) return envelope(reply, error)
-    const fastifyError = error as {
-      validation?: AjvError[]
-      validationContext?: string
-      statusCode?: number
-      code?: string
-      message?: string
-    }
-    if (fastifyError.validation) {
-      const problems = describeValidation(fastifyError.validation, fastifyError.validationContext)
-      return envelope(
-        reply,
-        new SandboxError(
-          422,
-          'VALIDATION_FAILED',
-          `The request is not valid: ${problems.map((p) => p.message).join(' ')}`,
-          problems,
-        ),
-      )
-    }
+    // What is left are Fastify's own refusals (./request answers the usual ones itself): a body
+    // over the limit sent without a Content-Length, a Content-Type it cannot read, a length that
+    // does not match the bytes.
+    const fastifyError = error as { statusCode?: number; message?: string }
     const status = fastifyError.statusCode ?? 500
     if (status >= 400 && status < 500) {
-      const code =
+      // The problem codes are those ./request gives the same refusals.
+      const [code, problem, message] =
         status === 413
-          ? 'PAYLOAD_TOO_LARGE'
+          ? [
+              'PAYLOAD_TOO_LARGE',
+              'too_large',
+              `The body is larger than ${String(MAX_BODY_BYTES)} bytes (16 MiB); send a smaller one.`,
+            ]
           : status === 415
-            ? 'UNSUPPORTED_MEDIA_TYPE'
-            : 'BAD_REQUEST'
+            ? [
+                'UNSUPPORTED_MEDIA_TYPE',
+                'unsupported_media_type',
+                'The Content-Type header cannot be read. Send the body as JSON with the header Content-Type: application/json.',
+              ]
+            : ['BAD_REQUEST', 'bad_request', fastifyError.message ?? 'The request is not valid.']
       return envelope(
         reply,
-        new SandboxError(status, code, fastifyError.message ?? 'The request is not valid.'),
+        new SandboxError(status, code, message, [{ field: null, code: problem, message }]),
       )
     }
     console.error('sandbox: unexpected error', error)
@@ -251,12 +223,18 @@ export async function buildServer(
   const document = services.contract.document
   const original = document.paths as Record<
     string,
-    Record<string, { responses?: Record<string, unknown> }>
+    Record<string, { responses?: Record<string, unknown>; requestBody?: { required?: boolean } }>
   >
   for (const contractRoute of contractRoutes(document)) {
     const { operationId, openapiPath, method } = contractRoute
     const info = services.contract.operations.find((op) => op.operationId === operationId)
     const handler = handlers[operationId as OperationId] as Handler<OperationId> | undefined
+    const operation = original[openapiPath]?.[method.toLowerCase()]
+    const requestBody: BodyRule = !operation?.requestBody
+      ? 'none'
+      : operation.requestBody.required === true
+        ? 'required'
+        : 'optional'
     app.route({
       method: contractRoute.method,
       url: contractRoute.url,
@@ -265,7 +243,8 @@ export async function buildServer(
         operationId,
         openapiPath,
         requiredScope: info?.requiredScope,
-        successStatus: successStatusOf(original[openapiPath]?.[method.toLowerCase()]?.responses),
+        successStatus: successStatusOf(operation?.responses),
+        requestBody,
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (!handler) {
