@@ -2258,7 +2258,7 @@ export interface components {
       /** @description Field-level details (for 422), or null. */
       errors?: components['schemas']['ErrorDetail'][] | null
     }
-    /** @description Assumed: the field-level error item is {field, code, message}; field is a dotted path into the request, such as body.items.3.input or query.limit, or null when the error is not about one field. */
+    /** @description Assumed: the field-level error item is {field, code, message}; field is a dotted path into the request: into the body with no prefix (items.3.input), into a parameter with its place (query.limit, path.run_id, header.idempotency-key), or null when the error is not about one field. */
     ErrorDetail: {
       field: string | null
       /** @description Validation rule that failed, e.g. required, type, maxLength, pattern; too_deep, too_long and forbidden_key for the body limits (see Limits). */
