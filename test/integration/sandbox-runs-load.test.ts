@@ -83,8 +83,10 @@ describe('2,000 concurrent dispatches', () => {
     })
     expect(await allRuns()).toHaveLength(RUNS)
 
-    // Every run reaches the end of its life cycle, announced once.
-    const deadline = Date.now() + 20_000
+    // Every run reaches the end of its life cycle, announced once. (The bounds here and below
+    // only stop a hung test: 4,000 dispatches take most of a minute on a machine running two
+    // suites at once, and the figure that matters is the benchmark's, not this test's.)
+    const deadline = Date.now() + 60_000
     while (finishedEvents.size < RUNS && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
@@ -92,7 +94,7 @@ describe('2,000 concurrent dispatches', () => {
     expect([...finishedEvents.values()].every((count) => count === 1)).toBe(true)
     const statuses = new Set((await allRuns()).map((run) => run.status_code))
     expect(statuses).toEqual(new Set(['succeeded']))
-  }, 30_000)
+  }, 150_000)
 
   it('makes one run of 2,000 concurrent dispatches with one key', async () => {
     const results = await pool(RUNS, IN_FLIGHT, async () => {
@@ -106,5 +108,5 @@ describe('2,000 concurrent dispatches', () => {
     expect(results.filter((result) => result.status === 201)).toHaveLength(1)
     expect(results.filter((result) => result.status === 200)).toHaveLength(RUNS - 1)
     expect(await allRuns()).toHaveLength(RUNS + 1)
-  }, 20_000)
+  }, 90_000)
 })
