@@ -275,8 +275,7 @@ export class SyncEngine {
         }
       }
       const fresh = start === 0 ? page.items : page.items.slice(start)
-      const lastItem = page.items.at(-1)
-      const lastKey = lastItem === undefined ? null : spec.key(lastItem as never)
+      const lastKey = newestKey(spec, page.items)
       const last =
         lastKey !== null && (cursor === null || compareKeys(lastKey, cursor) > 0) ? lastKey : cursor
       const finished = page.next === null
@@ -477,6 +476,20 @@ export class SyncEngine {
 }
 
 const isLastPage = (page: ListPage) => page.next === null
+
+/**
+ * The key of the page's last record that has one. Records without the cursor's field (every
+ * field of an evaluation is nullable, updated_at included) come after the others, as nulls
+ * sort last: taking only the last record's key left the cursor where it was, so every sync
+ * read the whole collection again (found against a service generated from the contract, seed 2).
+ */
+function newestKey(spec: Incremental<never>, items: readonly unknown[]): Keyed | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const key = spec.key(items[i] as never)
+    if (key !== null) return key
+  }
+  return null
+}
 
 function emptyReport(collection: SyncCollection): CollectionReport {
   return { collection, pages: 0, fetched: 0, written: 0, tombstones: 0 }
