@@ -317,7 +317,7 @@ export class RemoteRunner implements NodeRunner {
       const first = runs.get(failed[0] ?? 0)
       throw new RemoteNodeError(
         'NODE_FAILED',
-        `${failed.length} of ${plan.count} items did not succeed; item ${(failed[0] ?? 0) + 1}: ${(first?.failure_message ?? first?.status_code ?? 'its run cannot be found').replace(/\.$/, '')}. Run the node again: the items that succeeded are kept and not paid for again.`,
+        `${failed.length} of ${plan.count} items did not succeed; item ${(failed[0] ?? 0) + 1}: ${failureWords(first, first?.status_code ?? 'its run cannot be found').replace(/\.$/, '')}. Run the node again: the items that succeeded are kept and not paid for again.`,
         { ...ids, failureCode: first?.failure_code ?? null },
       )
     }
@@ -694,7 +694,7 @@ export class RemoteRunner implements NodeRunner {
       else if (run.status_code === 'failed') {
         intents.finish(intent.id, 'failed', {
           remoteRunId: run.id,
-          error: `${run.failure_code ?? 'FAILED'}: ${run.failure_message ?? 'the run failed'}`,
+          error: `${run.failure_code ?? 'FAILED'}: ${failureWords(run, 'the run failed')}`,
         })
       }
       return
@@ -729,7 +729,10 @@ export class RemoteRunner implements NodeRunner {
       if (run.status_code !== 'succeeded') {
         throw new RemoteNodeError(
           'NODE_FAILED',
-          run.failure_message ?? `The run of ${target.ref} failed.`,
+          failureWords(
+            run,
+            `The run of ${target.ref} failed${run.failure_code ? ` (${run.failure_code})` : ''}.`,
+          ),
           {
             ...ids,
             failureCode: run.failure_code,
@@ -745,6 +748,16 @@ export class RemoteRunner implements NodeRunner {
   private point(point: DispatchPoint, nodeId: string, intentId: string | null): void {
     this.onPoint?.(point, { nodeId, intentId })
   }
+}
+
+/**
+ * The service's words for why a run failed, or `fallback` when it sent none: `failure_message`
+ * may be null, and a service may well send it empty (found against a service generated from the
+ * contract, seed 1), which left the node's error without a word.
+ */
+function failureWords(run: Pick<Run, 'failure_message'> | undefined, fallback: string): string {
+  const said = run?.failure_message?.trim() ?? ''
+  return said === '' ? fallback : said
 }
 
 /** The body of a single run's intent, built once the intent's metadata is known. */
