@@ -18,6 +18,7 @@ import {
   scorePercent,
   shownRating,
   STATUS_WORDS,
+  statusWords,
   verdictClass,
   verdictWords,
 } from './words'
@@ -284,7 +285,7 @@ function Rows() {
               </span>
               <ScoreBar score={row.score} />
               <span className={`evaluation-status status-${row.status ?? 'unknown'}`}>
-                {row.status === null ? '' : STATUS_WORDS[row.status]}
+                {row.status === null ? '' : statusWords(row.status)}
               </span>
               <FeedbackMark row={row} />
               <time dateTime={row.createdAt} title={fullTime(row.createdAt)}>

@@ -11,7 +11,7 @@ import { matches, typingInField } from '../shell/shortcuts'
 import { useAppStore } from '../store'
 import { ScoreBar, VerdictChip } from './EvaluationList'
 import { Feedback } from './Feedback'
-import { fullTime, scorePercent, STATUS_WORDS } from './words'
+import { fullTime, scorePercent, statusWords } from './words'
 
 /** How often a pending or running evaluation is read again from the service, and how many times. */
 const WATCH_MS = 2_000
@@ -156,7 +156,7 @@ function Attempts({ evaluation }: { evaluation: EvaluationDetail }) {
 function Facts({ evaluation }: { evaluation: EvaluationDetail }) {
   const { row } = evaluation
   const facts: [string, string | null][] = [
-    ['Status', row.status === null ? null : STATUS_WORDS[row.status]],
+    ['Status', row.status === null ? null : statusWords(row.status)],
     ['Failure', evaluation.failureCode],
     ['Job class', row.jobClass],
     ['Created', fullTime(row.createdAt)],

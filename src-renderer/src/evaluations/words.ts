@@ -1,4 +1,5 @@
 import type { EvaluationStatusCode } from '../../../src-shared/api'
+import { codeWords } from '../components/codeWords'
 import type {
   EvaluationRow,
   FeedbackFilter,
@@ -13,6 +14,9 @@ export const STATUS_WORDS: Record<EvaluationStatusCode, string> = {
   completed: 'Completed',
   failed: 'Failed',
 }
+
+/** An evaluation's status in words, a status this version does not know included. */
+export const statusWords = (status: string) => codeWords(STATUS_WORDS, status)
 
 export const VERDICT_WORDS: Record<Verdict, string> = { passed: 'Passed', failed: 'Failed' }
 
@@ -35,7 +39,7 @@ export function verdictWords(row: Pick<EvaluationRow, 'verdict' | 'status'>): st
   if (row.verdict !== null) return VERDICT_WORDS[row.verdict]
   // An evaluation that could not be made has no verdict: "Failed" would read as one.
   if (row.status === 'failed') return 'Error'
-  return row.status === null ? 'Unknown' : STATUS_WORDS[row.status]
+  return row.status === null ? 'Unknown' : statusWords(row.status)
 }
 
 export function verdictClass(row: Pick<EvaluationRow, 'verdict' | 'status'>): string {

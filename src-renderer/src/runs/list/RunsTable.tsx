@@ -11,7 +11,7 @@ import {
 import { useShallow } from 'zustand/react/shallow'
 import type { RunListRow } from '../../../../src-shared/domain/runs-list'
 import { useAppStore } from '../../store'
-import { costWords, createdTitle, createdWords, durationWords, STATUS_WORDS } from './words'
+import { costWords, createdTitle, createdWords, durationWords, statusWords } from './words'
 
 /** Fixed, so the virtualizer knows every row's place without measuring one. */
 export const ROW_HEIGHT = 40
@@ -29,7 +29,7 @@ function StatusChip({ row }: { row: RunListRow }) {
       title={row.failure === null ? undefined : `Failed: ${row.failure}`}
     >
       <span className="status-dot" aria-hidden="true" />
-      {STATUS_WORDS[row.status]}
+      {statusWords(row.status)}
     </span>
   )
 }

@@ -1,5 +1,6 @@
 import type { RunStatusCode } from '../../../../src-shared/api'
 import type { RunListTotal } from '../../../../src-shared/domain/runs-list'
+import { codeWords } from '../../components/codeWords'
 
 const count = new Intl.NumberFormat()
 
@@ -11,6 +12,9 @@ export const STATUS_WORDS: Record<RunStatusCode, string> = {
   failed: 'Failed',
   canceled: 'Canceled',
 }
+
+/** A run's status in words, a status this version does not know included. */
+export const statusWords = (status: string) => codeWords(STATUS_WORDS, status)
 
 /** "1.2 s", "3 min 05 s", "—" while it has not ended. */
 export function durationWords(ms: number | null): string {

@@ -2,6 +2,7 @@ import { useState, type SyntheticEvent } from 'react'
 import type { DeliveryAttempt, RunCallbackDelivery } from '../../../../src-shared/api'
 import type { SignatureCheck } from '../../../../src-shared/domain/run-page'
 import type { IpcError } from '../../../../src-shared/ipc/result'
+import { codeWords } from '../../components/codeWords'
 import { errorText } from '../../shell/errorWords'
 import { dateWords, durationWords, timeWords } from './words'
 
@@ -156,7 +157,7 @@ function Delivery({
         }}
       >
         <span className={`run-chip small ${statusClass(delivery)}`}>
-          {DELIVERY_WORDS[delivery.status_code]}
+          {codeWords(DELIVERY_WORDS, delivery.status_code)}
         </span>
         <span>{delivery.is_automatic ? 'Callback' : 'Redelivery'}</span>
         <span className="muted">{dateWords(delivery.created_at)}</span>

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { NodeRun, RunLog } from '../../../../src-shared/api'
 import { findMedia } from './media'
 import { MediaStrip } from './Outputs'
-import { costWords, durationWords, spanMs, STATUS_WORDS, valueWords } from './words'
+import { costWords, durationWords, spanMs, statusWords, valueWords } from './words'
 
 function nodeName(node: NodeRun, index: number): string {
   return node.wfengine_node_id ?? node.flow_node_id?.slice(0, 8) ?? `Step ${index + 1}`
@@ -34,7 +34,7 @@ export function NodeRuns({ nodes, logs }: { nodes: NodeRun[]; logs: RunLog[] }) 
                 }}
               >
                 <span className={`run-chip small ${node.status_code}`}>
-                  {STATUS_WORDS[node.status_code]}
+                  {statusWords(node.status_code)}
                 </span>
                 <span className="run-node-name">{nodeName(node, index)}</span>
                 <span className="muted">

@@ -10,7 +10,7 @@ import {
   dateWords,
   durationWords,
   spanMs,
-  STATUS_WORDS,
+  statusWords,
   targetWords,
   valueWords,
 } from './words'
@@ -39,7 +39,7 @@ export function compareRows(a: RunDetail, b: RunDetail): { facts: Row[]; params:
   }
   const facts = [
     fact('Target', (d) => targetWords(d.run, d.flow?.flowName)),
-    fact('Status', (d) => STATUS_WORDS[d.run.status_code]),
+    fact('Status', (d) => statusWords(d.run.status_code)),
     fact('Created', (d) => dateWords(d.run.created_at)),
     fact('Duration', (d) =>
       durationWords(d.run.duration_ms ?? spanMs(d.run.created_at, d.run.completed_at)),
@@ -163,7 +163,7 @@ function CompareBody({ a, b }: { a: RunDetail; b: RunDetail }) {
                 <h3>
                   {index === 0 ? 'Run A' : 'Run B'}{' '}
                   <span className={`run-chip small ${detail.run.status_code}`}>
-                    {STATUS_WORDS[detail.run.status_code]}
+                    {statusWords(detail.run.status_code)}
                   </span>
                 </h3>
                 {media.length > 0 ? (

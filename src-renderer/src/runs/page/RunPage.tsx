@@ -19,7 +19,7 @@ import {
   failureWords,
   isFinished,
   spanMs,
-  STATUS_WORDS,
+  statusWords,
   targetWords,
 } from './words'
 import './runPage.css'
@@ -177,7 +177,7 @@ function Header({
       </button>
       <div className="run-title">
         <div className="run-title-line">
-          <span className={`run-chip ${run.status_code}`}>{STATUS_WORDS[run.status_code]}</span>
+          <span className={`run-chip ${run.status_code}`}>{statusWords(run.status_code)}</span>
           <h2>{targetWords(run, flow?.flowName)}</h2>
         </div>
         <dl className="run-meta">

@@ -1,12 +1,12 @@
 import type { Run } from '../../../../src-shared/api'
-import { durationWords, spanMs, STATUS_WORDS, timeWords } from './words'
+import { durationWords, spanMs, statusWords, timeWords } from './words'
 
 /** Queued → started → finished, with the times the service recorded and the waits between. */
 export function Timeline({ run }: { run: Run }) {
   const queued = run.queued_at ?? run.created_at
   const finishedLabel =
     run.status_code === 'failed' || run.status_code === 'canceled'
-      ? STATUS_WORDS[run.status_code]
+      ? statusWords(run.status_code)
       : 'Finished'
   const steps = [
     { label: 'Queued', at: queued, wait: null },

@@ -1,4 +1,5 @@
 import type { Run, RunStatusCode } from '../../../../src-shared/api'
+import { codeWords } from '../../components/codeWords'
 
 export const STATUS_WORDS: Record<RunStatusCode, string> = {
   queued: 'Queued',
@@ -8,6 +9,9 @@ export const STATUS_WORDS: Record<RunStatusCode, string> = {
   failed: 'Failed',
   canceled: 'Canceled',
 }
+
+/** A run's status in words, a status this version does not know included. */
+export const statusWords = (status: string) => codeWords(STATUS_WORDS, status)
 
 export const TERMINAL: readonly RunStatusCode[] = ['succeeded', 'failed', 'canceled']
 
