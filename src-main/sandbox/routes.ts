@@ -19,16 +19,19 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** `#/components/…` refs, pointed at the shared contract schema the server registers. */
-function pointRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(pointRefs)
+/**
+ * `#/components/…` refs, pointed at the contract registered under `base` (by default the shared
+ * contract schema the server registers).
+ */
+export function pointRefs(value: unknown, base: string = CONTRACT_SCHEMA_ID): unknown {
+  if (Array.isArray(value)) return value.map((item) => pointRefs(item, base))
   if (!isObject(value)) return value
   const copy: Json = {}
   for (const [key, item] of Object.entries(value)) {
     copy[key] =
       key === '$ref' && typeof item === 'string' && item.startsWith('#/')
-        ? `${CONTRACT_SCHEMA_ID}${item}`
-        : pointRefs(item)
+        ? `${base}${item}`
+        : pointRefs(item, base)
   }
   return copy
 }
