@@ -243,9 +243,10 @@ describe('`npm start` where the Electron runtime cannot be fetched', () => {
 
     // The databases are open now, in WAL mode: their -wal files exist while a connection is
     // open, and go only when the last one is closed (a process killed by a signal leaves them).
-    expect(openDatabaseFiles(home)).toEqual(
-      expect.arrayContaining(['ledger.sqlite-wal', 'mirror.sqlite-wal']),
-    )
+    // (The link is out while the services start: they may open them a moment after the page.)
+    await expect
+      .poll(() => openDatabaseFiles(home))
+      .toEqual(expect.arrayContaining(['ledger.sqlite-wal', 'mirror.sqlite-wal']))
 
     // Ctrl-C in a terminal: SIGINT to the whole group, start.mjs and `atelier web` alike (and
     // start.mjs passes it on, so `atelier web` gets it twice).
@@ -268,9 +269,10 @@ describe('`npm start` where the Electron runtime cannot be fetched', () => {
     expect(started.stderr()).not.toMatch(NOTICE)
     const traded = await fetch(link, { redirect: 'manual' })
     expect(traded.status).toBe(303)
-    expect(openDatabaseFiles(home)).toEqual(
-      expect.arrayContaining(['ledger.sqlite-wal', 'mirror.sqlite-wal']),
-    )
+    // The link is out while the services start: their databases are open a moment after.
+    await expect
+      .poll(() => openDatabaseFiles(home))
+      .toEqual(expect.arrayContaining(['ledger.sqlite-wal', 'mirror.sqlite-wal']))
 
     // A service manager's stop: SIGTERM to start.mjs alone, which passes it on.
     started.child.kill('SIGTERM')
