@@ -9,6 +9,11 @@ export type DbErrorCode =
   | 'LEDGER_DAMAGED'
   /** A migration failed and was rolled back; the database is at the version before it. */
   | 'MIGRATION_FAILED'
+  /**
+   * A step already applied to the file differs (by its recorded hash) from the same step in this
+   * build: a released step was edited. Refused before anything is written.
+   */
+  | 'MIGRATION_CHANGED'
   /** The file could not be opened for a reason that is not damage (a lock, the disk, rights). */
   | 'DATABASE_OPEN_FAILED'
   /** The database refused a setting Atelier relies on (WAL on a file system without locks). */

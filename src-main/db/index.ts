@@ -19,10 +19,13 @@
  *   user asks (`setLedgerAside`) is it renamed `ledger.sqlite.set-aside-<stamp>` — kept, never
  *   deleted — with a LEDGER_SET_ASIDE notice. Locks and other errors that are not damage are
  *   thrown as they are (DATABASE_OPEN_FAILED): moving a healthy file aside would lose data.
- * - Migrations (`migrations/`): one append-only list per file, numbered by `user_version`, each
- *   step in its own IMMEDIATE transaction that also sets `user_version`, so a crash leaves the
- *   file exactly at some step. A file whose version is above the newest step is refused with
- *   DATABASE_FROM_NEWER_VERSION, naming the file and both versions, and left unchanged.
+ * - Migrations (`migrations/<database>/`): one file per step, listed in order by the folder's
+ *   index and numbered by `user_version`, each step in its own IMMEDIATE transaction that also
+ *   sets `user_version` and records the step's sha256 in `schema_migrations`, so a crash leaves
+ *   the file exactly at some step. A build that changed an applied step is refused with
+ *   MIGRATION_CHANGED, the file unchanged. A file whose version is above the newest step is
+ *   refused with DATABASE_FROM_NEWER_VERSION, naming the file and both versions, and left
+ *   unchanged.
  * - Every table is STRICT. Cache rows keep the service's record whole in `json` (what `get`
  *   returns) plus the columns that lists, filters and sorting need, indexed. Times are epoch
  *   milliseconds (`*_ms`), so `Z`, `+00:00` and any number of fraction digits sort and compare
@@ -63,7 +66,7 @@ export { openDatabases, LEDGER_FILE, MIRROR_FILE, SYNCHRONOUS } from './open'
 export type { Databases, DbNotice, DbNoticeCode, OpenDatabasesOptions } from './open'
 export { DbError, isDbError, type DbErrorCode } from './errors'
 export { Mirror, Ledger, type Clock } from './stores'
-export { migrate, latestVersion, schemaVersion, checkMigrationList } from './migrate'
+export { migrate, latestVersion, schemaVersion, checkMigrationList, migrationHash } from './migrate'
 export type { Migration, MigrationReport } from './migrate'
 export { MIRROR_MIGRATIONS } from './migrations/mirror'
 export { LEDGER_MIGRATIONS } from './migrations/ledger'

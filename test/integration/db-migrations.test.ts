@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -50,6 +51,49 @@ const names = (db: Database.Database, type: 'table' | 'index' | 'trigger') =>
 
 const ORG = '01a1fcaa-7c20-7fae-95eb-8e58b9d0fb23'
 
+type RecordedStep = { version: number; name: string; hash: string; applied_ms: number | null }
+
+const recordedSteps = (db: Database.Database) =>
+  db.prepare('SELECT * FROM schema_migrations ORDER BY version').all() as RecordedStep[]
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
+
+/** The SQL of a step of the real lists, which are all SQL today. */
+function sqlOf(step: Migration): string {
+  if (typeof step.up !== 'string') throw new Error(`step ${step.version} is not SQL`)
+  return step.up
+}
+
+/**
+ * A database as the builds before hashes were recorded left it: the steps' SQL applied one
+ * transaction at a time, each setting user_version, and no record of them.
+ */
+function makeAsPreviousBuild(file: string, steps: readonly Migration[]): void {
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  for (const step of steps) {
+    db.transaction(() => {
+      db.exec(sqlOf(step))
+      db.pragma(`user_version = ${step.version}`)
+    })()
+  }
+  db.close()
+}
+
+/** A copy of a list with the SQL of one step edited, as a faulty build would carry it. */
+function withEditedStep(
+  steps: readonly Migration[],
+  version: number,
+  edit: (sql: string) => string,
+): Migration[] {
+  return steps.map((step) =>
+    step.version === version ? { version, name: step.name, up: edit(sqlOf(step)) } : step,
+  )
+}
+
+const totalChanges = (db: Database.Database) =>
+  db.prepare('SELECT total_changes()').pluck().get() as number
+
 describe('mirror migrations, one step at a time on a real file', () => {
   const file = join(freshDir(), MIRROR_FILE)
   const db = openConnection(file, 'NORMAL')
@@ -86,6 +130,8 @@ describe('mirror migrations, one step at a time on a real file', () => {
         'solutions',
         'sync_cursors',
         'workflows',
+        // Not the step's: where each applied step's hash is recorded.
+        'schema_migrations',
       ].sort(),
     )
     for (const table of created)
@@ -183,7 +229,7 @@ describe('ledger migrations, one step at a time on a real file', () => {
       tables(db)
         .map((t) => t.name)
         .sort(),
-    ).toEqual(['intents', 'outbox'])
+    ).toEqual(['intents', 'outbox', 'schema_migrations'])
     expect(tables(db).every((t) => t.strict === 1)).toBe(true)
     const outbox = (db.pragma('table_info(outbox)') as { name: string; pk: number }[]).map(
       (c) => c.name,
@@ -236,7 +282,16 @@ describe('ledger migrations, one step at a time on a real file', () => {
       tables(db)
         .map((t) => t.name)
         .sort(),
-    ).toEqual(['intents', 'outbox', 'upload_files', 'upload_manifests', 'upload_parts'].sort())
+    ).toEqual(
+      [
+        'intents',
+        'outbox',
+        'schema_migrations',
+        'upload_files',
+        'upload_manifests',
+        'upload_parts',
+      ].sort(),
+    )
     expect(tables(db).every((t) => t.strict === 1)).toBe(true)
     expect(db.prepare('SELECT kind FROM outbox').pluck().all()).toEqual(['evaluation.feedback'])
     const files = (db.pragma('table_info(upload_files)') as { name: string }[]).map((c) => c.name)
@@ -349,7 +404,8 @@ describe('the migration runner', () => {
       expect((error as DbError).message).toContain('schema version 2 (children, then a mistake)')
       expect((error as DbError).message).toContain('still at version 1')
       expect(schemaVersion(db)).toBe(1)
-      expect(names(db, 'table')).toEqual(['parent'])
+      expect(names(db, 'table')).toEqual(['parent', 'schema_migrations'])
+      expect(recordedSteps(db).map((row) => row.version)).toEqual([1])
     } finally {
       db.close()
     }
@@ -407,5 +463,234 @@ describe('the migration runner', () => {
     } finally {
       db.close()
     }
+  })
+})
+
+describe('the record of applied steps', () => {
+  const LISTS = [
+    { which: 'mirror', fileName: MIRROR_FILE, steps: MIRROR_MIGRATIONS },
+    { which: 'ledger', fileName: LEDGER_FILE, steps: LEDGER_MIGRATIONS },
+  ] as const
+
+  it("records each step's name and the sha256 of its SQL, in the step's own transaction", () => {
+    const home = freshDir()
+    const before = Date.now()
+    const { mirror, ledger, close } = openDatabases(home)
+    const after = Date.now()
+    try {
+      for (const [db, steps] of [
+        [mirror.db, MIRROR_MIGRATIONS],
+        [ledger.db, LEDGER_MIGRATIONS],
+      ] as const) {
+        const rows = recordedSteps(db)
+        expect(rows.map(({ version, name, hash }) => ({ version, name, hash }))).toEqual(
+          steps.map((step) => ({
+            version: step.version,
+            name: step.name,
+            hash: sha256(sqlOf(step)),
+          })),
+        )
+        for (const row of rows) {
+          expect(row.applied_ms).toBeGreaterThanOrEqual(before)
+          expect(row.applied_ms).toBeLessThanOrEqual(after)
+        }
+      }
+    } finally {
+      close()
+    }
+  })
+
+  it('records a failing step nowhere: its row rolls back with it', () => {
+    const file = join(freshDir(), 'failing.sqlite')
+    const db = openConnection(file, 'FULL')
+    try {
+      const steps: Migration[] = [
+        { version: 1, name: 'one', up: 'CREATE TABLE one (id TEXT PRIMARY KEY) STRICT;' },
+        { version: 2, name: 'broken', up: 'INSERT INTO nowhere VALUES (1);' },
+      ]
+      expect(() => migrate(db, steps, file)).toThrow(DbError)
+      expect(recordedSteps(db).map((row) => row.version)).toEqual([1])
+    } finally {
+      db.close()
+    }
+  })
+
+  for (const { which, fileName, steps } of LISTS) {
+    it(`fills in the hashes of a ${which} made before they were recorded, once`, () => {
+      const home = freshDir()
+      const file = join(home, fileName)
+      makeAsPreviousBuild(file, steps)
+      const databases = openDatabases(home)
+      const db = which === 'mirror' ? databases.mirror.db : databases.ledger.db
+      try {
+        expect(schemaVersion(db)).toBe(steps.length)
+        // The steps were applied by the previous build, when is unknown: applied_ms stays null.
+        expect(recordedSteps(db)).toEqual(
+          steps.map((step) => ({
+            version: step.version,
+            name: step.name,
+            hash: sha256(sqlOf(step)),
+            applied_ms: null,
+          })),
+        )
+        // Once recorded, a later open only reads.
+        const changes = totalChanges(db)
+        expect(migrate(db, steps, file).applied).toEqual([])
+        expect(totalChanges(db)).toBe(changes)
+      } finally {
+        databases.close()
+      }
+    })
+  }
+
+  it('fills in the steps an old file has, then applies and records the ones it lacks', () => {
+    const home = freshDir()
+    const file = join(home, LEDGER_FILE)
+    const old = LEDGER_MIGRATIONS.slice(0, 3)
+    makeAsPreviousBuild(file, old)
+    const db = openConnection(file, 'FULL')
+    try {
+      const report = migrate(db, LEDGER_MIGRATIONS, file)
+      expect(report.from).toBe(3)
+      expect(report.applied).toEqual(
+        LEDGER_MIGRATIONS.slice(3).map((step) => `${step.version} ${step.name}`),
+      )
+      const rows = recordedSteps(db)
+      expect(rows.map((row) => row.hash)).toEqual(
+        LEDGER_MIGRATIONS.map((step) => sha256(sqlOf(step))),
+      )
+      expect(rows.filter((row) => row.applied_ms === null).map((row) => row.version)).toEqual([
+        1, 2, 3,
+      ])
+      expect(rows.filter((row) => row.applied_ms !== null)).toHaveLength(
+        LEDGER_MIGRATIONS.length - 3,
+      )
+    } finally {
+      db.close()
+    }
+  })
+
+  const EDITS = [
+    { which: 'mirror', fileName: MIRROR_FILE, steps: MIRROR_MIGRATIONS, edited: 2 },
+    { which: 'ledger', fileName: LEDGER_FILE, steps: LEDGER_MIGRATIONS, edited: 1 },
+    { which: 'ledger', fileName: LEDGER_FILE, steps: LEDGER_MIGRATIONS, edited: 6 },
+  ] as const
+
+  for (const { which, fileName, steps, edited } of EDITS) {
+    it(`refuses a build whose ${which} step ${edited} was edited after it was applied, and leaves the file as it was`, () => {
+      const home = freshDir()
+      openDatabases(home).close()
+      const file = join(home, fileName)
+      const before = readFileSync(file)
+      const step = steps[edited - 1]
+      if (!step) throw new Error(`no step ${edited}`)
+      // One added comment: any change to released text, however harmless it looks, is a change.
+      const changed = withEditedStep(steps, edited, (sql) => `${sql}\n  -- edited`)
+
+      const db = openConnection(file, which === 'mirror' ? 'NORMAL' : 'FULL')
+      let error: unknown
+      try {
+        migrate(db, changed, file)
+      } catch (caught) {
+        error = caught
+      } finally {
+        db.close()
+      }
+      expect(error).toBeInstanceOf(DbError)
+      const dbError = error as DbError
+      expect(dbError.code).toBe('MIGRATION_CHANGED')
+      expect(dbError.file).toBe(file)
+      expect(dbError.message).toContain(`changed schema step ${edited} (${step.name})`)
+      expect(dbError.message).toContain(file)
+      expect(dbError.message).toMatch(/Reinstall a released version of Atelier/)
+      expect(dbError.message).toMatch(/add a new step at the end/)
+      expect(readFileSync(file).equals(before)).toBe(true)
+      expect(existsSync(`${file}-wal`)).toBe(false)
+      // The released steps still open it.
+      openDatabases(home).close()
+    })
+  }
+
+  it('refuses an edit even to a step a previous build applied before hashes were recorded', () => {
+    const home = freshDir()
+    const file = join(home, MIRROR_FILE)
+    makeAsPreviousBuild(file, MIRROR_MIGRATIONS)
+    openDatabases(home).close()
+    const changed = withEditedStep(MIRROR_MIGRATIONS, 3, (sql) =>
+      sql.replace('fetched_ms', 'fetched_at_ms'),
+    )
+    const db = openConnection(file, 'NORMAL')
+    try {
+      expect(() => migrate(db, changed, file)).toThrow(
+        expect.objectContaining({ code: 'MIGRATION_CHANGED' }),
+      )
+    } finally {
+      db.close()
+    }
+  })
+
+  it('applies and records a step appended after the released ones', () => {
+    const home = freshDir()
+    openDatabases(home).close()
+    const file = join(home, LEDGER_FILE)
+    const appended: Migration = {
+      version: LEDGER_MIGRATIONS.length + 1,
+      name: 'a later step',
+      up: 'CREATE TABLE later_step (id TEXT PRIMARY KEY) STRICT;',
+    }
+    const db = openConnection(file, 'FULL')
+    try {
+      const report = migrate(db, [...LEDGER_MIGRATIONS, appended], file)
+      expect(report.applied).toEqual([`${appended.version} a later step`])
+      expect(schemaVersion(db)).toBe(appended.version)
+      expect(recordedSteps(db).at(-1)).toMatchObject({
+        version: appended.version,
+        name: 'a later step',
+        hash: sha256('CREATE TABLE later_step (id TEXT PRIMARY KEY) STRICT;'),
+      })
+    } finally {
+      db.close()
+    }
+  })
+
+  it("hashes a function step's checksumText, so a bundler cannot change its hash", () => {
+    const file = join(freshDir(), 'function-step.sqlite')
+    const base: Migration = {
+      version: 1,
+      name: 'a table',
+      up: 'CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER) STRICT;',
+    }
+    const fill: Migration = {
+      version: 2,
+      name: 'numbered rows',
+      up: (db) => {
+        const insert = db.prepare('INSERT INTO t VALUES (?, ?)')
+        for (let n = 1; n <= 3; n++) insert.run(`row ${n}`, n)
+      },
+      checksumText: 'insert rows 1 to 3 into t (revision 1)',
+    }
+    const db = openConnection(file, 'FULL')
+    try {
+      migrate(db, [base, fill], file)
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3)
+      expect(recordedSteps(db)[1]?.hash).toBe(sha256('insert rows 1 to 3 into t (revision 1)'))
+      // Same text, a different function (as another bundle would print it): still accepted.
+      const rebundled: Migration = { ...fill, up: () => undefined }
+      expect(migrate(db, [base, rebundled], file).applied).toEqual([])
+      // A new revision of the text is an edit of a released step.
+      const revised: Migration = { ...fill, checksumText: 'insert rows 1 to 4 into t (revision 2)' }
+      expect(() => migrate(db, [base, revised], file)).toThrow(
+        expect.objectContaining({ code: 'MIGRATION_CHANGED' }),
+      )
+    } finally {
+      db.close()
+    }
+  })
+
+  it('refuses a list with a function step that has no checksumText', () => {
+    const untracked = { version: 1, name: 'untracked', up: () => undefined } as unknown as Migration
+    expect(() => {
+      checkMigrationList([untracked])
+    }).toThrow(/no checksumText/)
   })
 })

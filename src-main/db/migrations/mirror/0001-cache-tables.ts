@@ -1,32 +1,7 @@
-import type { Migration } from '../migrate'
+import type { Migration } from '../../migrate'
 
-/**
- * The mirror's schema: a cache of the service that a full sync can always rebuild.
- *
- * Append-only. Never edit a step that has shipped; add a new one at the end. The helper below
- * belongs to step 2 and is frozen with it: a later step that needs another index writes its own.
- */
-
-/**
- * An external-content FTS5 index over `table`: the indexed text is read from the table's own
- * columns by `seq`, so it is stored once and `snippet()` still works. Inserts and updates are
- * indexed by the repositories (see repositories/rows.ts for why not by triggers); deletions by
- * this trigger, so tombstones and foreign-key cascades can never leave an entry behind.
- * 'rebuild' indexes the rows written before this step.
- */
-function ftsIndexV2(table: string, columns: readonly string[]): string {
-  const fts = `${table}_fts`
-  const list = columns.join(', ')
-  const old = columns.map((c) => `old.${c}`).join(', ')
-  return `
-  CREATE VIRTUAL TABLE ${fts} USING fts5(
-    ${list}, content='${table}', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
-  );
-  CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN
-    INSERT INTO ${fts} (${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${old});
-  END;
-  INSERT INTO ${fts} (${fts}) VALUES ('rebuild');`
-}
+// Released: never edit this file. Its SQL is hashed into every database it was applied to,
+// and a changed step is refused on open (MIGRATION_CHANGED). Add a new step instead.
 
 const V1_CACHE = `
   -- Records the organization owns. Keyed by the service id; org_id is the record's organization.
@@ -373,33 +348,8 @@ const V1_CACHE = `
   ) STRICT, WITHOUT ROWID;
 `
 
-const V2_SEARCH = [
-  ftsIndexV2('runs', ['prompt', 'input_text']),
-  ftsIndexV2('run_logs', ['message']),
-  ftsIndexV2('evaluations', ['generation_prompt', 'notes']),
-  ftsIndexV2('evaluation_judges', ['name', 'reasoning']),
-  ftsIndexV2('evaluation_issues', ['code', 'description']),
-  ftsIndexV2('assets', ['name']),
-  ftsIndexV2('asset_folders', ['path']),
-  ftsIndexV2('models', ['name', 'slug', 'description']),
-  ftsIndexV2('model_inputs', ['name', 'display_name', 'description']),
-  ftsIndexV2('flows', ['name', 'description']),
-].join('\n')
-
-const V3_RUN_DETAILS_FETCHED = `
-  -- Which run's node runs, logs and callback deliveries were fetched, and at which updated_at of
-  -- the run: details are listed per run, so the sync fetches them again only for a run that
-  -- changed since (or that has not finished). A run without a row here has never had them
-  -- fetched; they come when it is opened. Goes with its run.
-  CREATE TABLE run_details_fetched (
-    run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
-    run_updated_ms INTEGER NOT NULL,
-    fetched_ms INTEGER NOT NULL
-  ) STRICT, WITHOUT ROWID;
-`
-
-export const MIRROR_MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: 'cache tables and sync cursors', up: V1_CACHE },
-  { version: 2, name: 'full-text search index', up: V2_SEARCH },
-  { version: 3, name: 'run details fetched marker', up: V3_RUN_DETAILS_FETCHED },
-]
+export const cacheTables: Migration = {
+  version: 1,
+  name: 'cache tables and sync cursors',
+  up: V1_CACHE,
+}
