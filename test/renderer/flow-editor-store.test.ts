@@ -21,7 +21,7 @@ import {
   type FileFlow,
 } from '../../src-renderer/src/flows/document'
 import { createAppStore, type AppStore } from '../../src-renderer/src/store'
-import { AUTOSAVE_MS } from '../../src-renderer/src/store/editor'
+import { AUTOSAVE_MS } from '../../src-renderer/src/store/editorAutosave'
 import { CHECK_MS } from '../../src-renderer/src/store/editorCheck'
 
 // ---- The IPC transport's double: what the main process would answer, kept in memory.
@@ -350,7 +350,7 @@ beforeEach(() => {
   vi.useFakeTimers()
   main = new MainProcessDouble()
   window.atelier = main.api
-  store = createAppStore()
+  store = createAppStore(() => main.api)
 })
 
 afterEach(() => {

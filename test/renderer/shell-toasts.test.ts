@@ -21,7 +21,7 @@ beforeEach(() => {
   vi.useFakeTimers()
   main = new ShellMain([storedFlow(u(1), 'Harbour at dusk')])
   window.atelier = main.api
-  store = createAppStore()
+  store = createAppStore(() => main.api)
 })
 
 afterEach(() => {

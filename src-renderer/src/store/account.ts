@@ -1,7 +1,6 @@
-import type { StateCreator } from 'zustand'
 import type { AccountSummary } from '../../../src-shared/domain/app'
 import { errorText } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 export interface AccountSlice {
   /** The profile, organization and balance as main last said; null until it has. */
@@ -15,13 +14,13 @@ export interface AccountSlice {
   loadAccount: () => Promise<void>
 }
 
-export const createAccountSlice: StateCreator<AppState, [], [], AccountSlice> = (set) => {
+export const createAccountSlice: SliceWithApi<AccountSlice> = (atelier) => (set) => {
   let asked = 0
   return {
     account: null,
     accountProblem: null,
     loadAccount: async () => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return
       const ask = ++asked
       const result = await api.account.summary()

@@ -1,7 +1,6 @@
-import type { StateCreator } from 'zustand'
 import type { AppInfo } from '../../../src-shared/domain/app'
 import { errorText } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 export interface AppInfoSlice {
   appInfo: AppInfo | null
@@ -10,11 +9,11 @@ export interface AppInfoSlice {
   loadAppInfo: () => Promise<void>
 }
 
-export const createAppInfoSlice: StateCreator<AppState, [], [], AppInfoSlice> = (set) => ({
+export const createAppInfoSlice: SliceWithApi<AppInfoSlice> = (atelier) => (set) => ({
   appInfo: null,
   connectionProblem: null,
   loadAppInfo: async () => {
-    const api = window.atelier
+    const api = atelier()
     if (!api) {
       set({
         connectionProblem:

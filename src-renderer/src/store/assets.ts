@@ -1,19 +1,15 @@
-import type { StateCreator } from 'zustand'
 import type { MediaType } from '../../../src-shared/api'
-import {
-  UPLOAD_FILES_MAX,
-  type AssetDetail,
-  type AssetFolderTree,
-  type AssetItem,
-  type HeldDelete,
-  type UploadFileRow,
-  type UploadSummary,
-  type WatchedFolder,
+import type {
+  AssetDetail,
+  AssetFolderTree,
+  AssetItem,
+  HeldDelete,
 } from '../../../src-shared/domain/assets'
 import type { AtelierApi } from '../../../src-shared/ipc/api'
-import type { IpcError, IpcResult } from '../../../src-shared/ipc/result'
-import { explainError } from '../shell/errorWords'
+import type { IpcError } from '../../../src-shared/ipc/result'
+import type { SliceWithApi } from './api'
 import type { AppState } from './index'
+import { toastedCalls } from './toastedCalls'
 
 /** Which assets the list shows; the folder is an id, 'root' (top level) or null (all). */
 export interface AssetFilters {
@@ -58,12 +54,6 @@ export interface AssetsSlice {
   /** The asset the detail panel shows. */
   assetDetail: AssetDetail | null
   assetTree: AssetFolderTree | null
-  uploads: UploadSummary[]
-  /** Each upload's file rows, by upload id, as `uploads.files` and the events tell them. */
-  uploadFiles: Record<string, UploadFileRow[]>
-  watchedFolders: WatchedFolder[]
-  uploadsOpen: boolean
-  folderPickerOpen: boolean
 
   setAssetView: (view: 'grid' | 'list') => void
   setAssetFilters: (change: Partial<AssetFilters>) => void
@@ -80,30 +70,8 @@ export interface AssetsSlice {
   deleteAssetFolder: (id: string) => Promise<void>
   moveAssets: (ids: string[], folderId: string | null) => Promise<void>
   deleteAssets: (ids: string[]) => Promise<void>
-  setUploadsOpen: (open: boolean) => void
-  setFolderPickerOpen: (open: boolean) => void
-  /** Opens the system dialog in the desktop app, the browsing dialog in the browser. */
-  chooseUploadFolder: () => Promise<void>
-  /** Uploads a folder, or with `files` only those files of it (names inside it). */
-  startUpload: (
-    path: string,
-    options?: { watch?: boolean; folder?: string | null; files?: string[] },
-  ) => Promise<boolean>
-  /** Uploads what was dropped from the desktop: each folder, and the files by their folder. */
-  uploadDropped: (dropped: {
-    folders: string[]
-    files: { folder: string; names: string[] }[]
-  }) => Promise<void>
-  uploadAction: (id: string, action: 'pause' | 'resume' | 'cancel' | 'dismiss') => Promise<void>
-  loadUploads: () => Promise<void>
-  loadUploadFiles: (id: string) => Promise<void>
-  unwatchFolder: (id: string) => Promise<void>
-  /** Listens to uploads and asset changes, reads the first list; returns the unsubscribe. */
+  /** Listens to asset changes and uploads, reads the first lists; returns the unsubscribe. */
   connectAssets: () => () => void
-}
-
-function api(): AtelierApi | null {
-  return window.atelier ?? null
 }
 
 function listArgs(filters: AssetFilters, cursor: string | null) {
@@ -119,77 +87,68 @@ function listArgs(filters: AssetFilters, cursor: string | null) {
   }
 }
 
+type AssetPicks = Pick<AssetsSlice, 'assetSelection' | 'assetAnchor' | 'assetItems'>
+
+/** The selection after a click: alone, toggled (Ctrl) or a range from the anchor (Shift). */
+function selectionAfter(
+  { assetSelection, assetAnchor, assetItems }: AssetPicks,
+  id: string,
+  mode: SelectMode,
+): Partial<AssetPicks> {
+  if (mode === 'only') return { assetSelection: [id], assetAnchor: id }
+  if (mode === 'toggle') {
+    const has = assetSelection.includes(id)
+    return {
+      assetSelection: has ? assetSelection.filter((s) => s !== id) : [...assetSelection, id],
+      assetAnchor: id,
+    }
+  }
+  const ids = assetItems.map((item) => item.id)
+  const from = ids.indexOf(assetAnchor ?? id)
+  const to = ids.indexOf(id)
+  if (from < 0 || to < 0) return { assetSelection: [id], assetAnchor: id }
+  const [low, high] = from < to ? [from, to] : [to, from]
+  return { assetSelection: ids.slice(low, high + 1) }
+}
+
+/**
+ * A delete the main process holds back for a few seconds: a toast offers to undo it, and the
+ * lists are read again after an undo.
+ */
+function offerUndo(
+  get: () => AppState,
+  undo: AtelierApi['assets']['undoDelete'] | undefined,
+  held: HeldDelete,
+  what: string,
+) {
+  get().pushToast({
+    tone: 'info',
+    title: `${what} deleted`,
+    message: 'Undo within a few seconds to keep it.',
+    durationMs: Math.max(1_000, held.sendsAt - Date.now()),
+    action: {
+      label: 'Undo',
+      run: () => {
+        if (!undo) return
+        void undo({ undoId: held.undoId }).then((result) => {
+          if (!result.ok) toastedCalls(get).fail(result.error)
+          void get().loadAssets()
+          void get().loadAssetFolders()
+        })
+      },
+    },
+  })
+}
+
 const unreachable: IpcError = {
   code: 'UNAVAILABLE',
   message: 'This page is not connected to Atelier.',
 }
 
-export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (set, get) => {
+export const createAssetsSlice: SliceWithApi<AssetsSlice> = (api) => (set, get) => {
   /** Each list read counts; an answer to an older one is dropped. */
   let listGeneration = 0
-
-  const fail = (error: IpcError) => {
-    const plain = explainError(error)
-    get().pushToast({ tone: 'error', title: plain.title, message: plain.detail })
-  }
-
-  /** Runs a call and tells its failure as a toast; answers the value or null. */
-  const attempt = async <T>(call: Promise<IpcResult<T>>): Promise<T | null> => {
-    const result = await call
-    if (result.ok) return result.value
-    fail(result.error)
-    return null
-  }
-
-  /** The same for a call that answers nothing: whether it went through. */
-  const succeeded = async (call: Promise<IpcResult<unknown>>): Promise<boolean> => {
-    const result = await call
-    if (!result.ok) fail(result.error)
-    return result.ok
-  }
-
-  const undoToast = (held: HeldDelete, what: string) => {
-    const undo = api()?.assets.undoDelete
-    get().pushToast({
-      tone: 'info',
-      title: `${what} deleted`,
-      message: 'Undo within a few seconds to keep it.',
-      durationMs: Math.max(1_000, held.sendsAt - Date.now()),
-      action: {
-        label: 'Undo',
-        run: () => {
-          if (!undo) return
-          void undo({ undoId: held.undoId }).then((result) => {
-            if (!result.ok) fail(result.error)
-            void get().loadAssets()
-            void get().loadAssetFolders()
-          })
-        },
-      },
-    })
-  }
-
-  const mergeUpload = (upload: UploadSummary, files: UploadFileRow[]) => {
-    const uploads = get().uploads
-    const known = uploads.some((u) => u.id === upload.id)
-    const next = known
-      ? uploads.map((u) => (u.id === upload.id ? upload : u))
-      : [upload, ...uploads]
-    const rows = get().uploadFiles[upload.id]
-    if (files.length === 0 || !rows) {
-      set({ uploads: next })
-      return
-    }
-    const bySeq = new Map(rows.map((row) => [row.seq, row]))
-    for (const file of files) bySeq.set(file.seq, file)
-    set({
-      uploads: next,
-      uploadFiles: {
-        ...get().uploadFiles,
-        [upload.id]: [...bySeq.values()].sort((a, b) => a.seq - b.seq),
-      },
-    })
-  }
+  const { fail, attempt } = toastedCalls(get)
 
   return {
     assetView: 'grid',
@@ -202,11 +161,6 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
     assetAnchor: null,
     assetDetail: null,
     assetTree: null,
-    uploads: [],
-    uploadFiles: {},
-    watchedFolders: [],
-    uploadsOpen: false,
-    folderPickerOpen: false,
 
     setAssetView: (view) => {
       set({ assetView: view })
@@ -268,29 +222,8 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
     },
 
     selectAsset: (id, mode) => {
-      const { assetSelection, assetAnchor, assetItems } = get()
-      if (mode === 'only') {
-        set({ assetSelection: [id], assetAnchor: id })
-        void get().openAsset(id)
-        return
-      }
-      if (mode === 'toggle') {
-        const has = assetSelection.includes(id)
-        set({
-          assetSelection: has ? assetSelection.filter((s) => s !== id) : [...assetSelection, id],
-          assetAnchor: id,
-        })
-        return
-      }
-      const ids = assetItems.map((item) => item.id)
-      const from = ids.indexOf(assetAnchor ?? id)
-      const to = ids.indexOf(id)
-      if (from < 0 || to < 0) {
-        set({ assetSelection: [id], assetAnchor: id })
-        return
-      }
-      const [low, high] = from < to ? [from, to] : [to, from]
-      set({ assetSelection: ids.slice(low, high + 1) })
+      set(selectionAfter(get(), id, mode))
+      if (mode === 'only') void get().openAsset(id)
     },
 
     selectAllAssets: () => {
@@ -342,7 +275,7 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
       if (!held) return
       if (get().assetFilters.folder === id) get().setAssetFilters({ folder: null })
       void get().loadAssetFolders()
-      undoToast(held, `"${name}"`)
+      offerUndo(get, api()?.assets.undoDelete, held, `"${name}"`)
     },
 
     moveAssets: async (ids, folderId) => {
@@ -370,118 +303,20 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
         assetDetail: gone.has(get().assetDetail?.id ?? '') ? null : get().assetDetail,
       })
       void get().loadAssetFolders()
-      undoToast(held, held.count === 1 ? '1 asset' : `${held.count} assets`)
-    },
-
-    setUploadsOpen: (open) => {
-      set({ uploadsOpen: open })
-    },
-
-    setFolderPickerOpen: (open) => {
-      set({ folderPickerOpen: open })
-    },
-
-    chooseUploadFolder: async () => {
-      const calls = api()
-      if (!calls) return
-      if (get().appInfo?.shell !== 'electron') {
-        set({ folderPickerOpen: true })
-        return
-      }
-      const chosen = await calls.uploads.chooseFolder()
-      if (!chosen.ok) {
-        // No native dialog after all: browse instead.
-        set({ folderPickerOpen: true })
-        return
-      }
-      if (chosen.value.path !== null) await get().startUpload(chosen.value.path)
-    },
-
-    startUpload: async (path, options = {}) => {
-      const calls = api()
-      if (!calls) return false
-      const started = await attempt(
-        calls.uploads.start({
-          path,
-          ...(options.files === undefined ? {} : { files: options.files }),
-          watch: options.watch ?? false,
-          ...(options.folder === undefined ? {} : { folder: options.folder }),
-        }),
+      offerUndo(
+        get,
+        api()?.assets.undoDelete,
+        held,
+        held.count === 1 ? '1 asset' : `${held.count} assets`,
       )
-      if (!started) return false
-      mergeUpload(started, [])
-      set({ uploadsOpen: true, uploadFiles: { ...get().uploadFiles, [started.id]: [] } })
-      if (options.watch) void get().loadUploads()
-      return true
-    },
-
-    uploadDropped: async ({ folders, files }) => {
-      // One upload per dropped folder, and one per folder the dropped files come from (per
-      // UPLOAD_FILES_MAX of them); each tells its own failure.
-      const batches = files.flatMap(({ folder, names }) =>
-        Array.from({ length: Math.ceil(names.length / UPLOAD_FILES_MAX) }, (_, i) => ({
-          folder,
-          names: names.slice(i * UPLOAD_FILES_MAX, (i + 1) * UPLOAD_FILES_MAX),
-        })),
-      )
-      await Promise.all([
-        ...folders.map((path) => get().startUpload(path)),
-        ...batches.map(({ folder, names }) => get().startUpload(folder, { files: names })),
-      ])
-    },
-
-    uploadAction: async (id, action) => {
-      const calls = api()
-      if (!calls) return
-      if (action === 'dismiss') {
-        if (await succeeded(calls.uploads.dismiss({ id }))) {
-          set({ uploads: get().uploads.filter((u) => u.id !== id) })
-        }
-        return
-      }
-      const call =
-        action === 'pause'
-          ? calls.uploads.pause({ id })
-          : action === 'resume'
-            ? calls.uploads.resume({ id })
-            : calls.uploads.cancel({ id })
-      const summary = await attempt(call)
-      if (summary) mergeUpload(summary, [])
-    },
-
-    loadUploads: async () => {
-      const calls = api()
-      if (!calls) return
-      const [uploads, watches] = await Promise.all([calls.uploads.list(), calls.uploads.watches()])
-      if (uploads.ok) set({ uploads: uploads.value })
-      if (watches.ok) set({ watchedFolders: watches.value })
-    },
-
-    loadUploadFiles: async (id) => {
-      const calls = api()
-      if (!calls) return
-      const rows = await calls.uploads.files({ id })
-      if (rows.ok) set({ uploadFiles: { ...get().uploadFiles, [id]: rows.value } })
-    },
-
-    unwatchFolder: async (id) => {
-      const calls = api()
-      if (!calls) return
-      if (await succeeded(calls.uploads.unwatch({ id }))) {
-        set({ watchedFolders: get().watchedFolders.filter((w) => w.id !== id) })
-      }
     },
 
     connectAssets: () => {
       const calls = api()
       void get().loadAssets()
       void get().loadAssetFolders()
-      void get().loadUploads()
-      if (!calls) return () => undefined
-      const offProgress = calls.on('uploads.progress', ({ upload, files }) => {
-        mergeUpload(upload, files)
-        if (upload.watched) void get().loadUploads()
-      })
+      const offUploads = get().connectUploads()
+      if (!calls) return offUploads
       const reload = () => {
         void get().loadAssets()
         void get().loadAssetFolders()
@@ -496,7 +331,7 @@ export const createAssetsSlice: StateCreator<AppState, [], [], AssetsSlice> = (s
         syncing = status.state === 'syncing'
       })
       return () => {
-        offProgress()
+        offUploads()
         offChanged()
         offSync()
       }

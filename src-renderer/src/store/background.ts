@@ -1,11 +1,10 @@
-import type { StateCreator } from 'zustand'
 import type { FlowRunTotals } from '../../../src-shared/domain/flow-run'
 import { SEARCH_LIMIT_MAX, type SearchResultItem } from '../../../src-shared/domain/search'
 import type { SyncSummary } from '../../../src-shared/domain/sync'
 import type { AtelierApi } from '../../../src-shared/ipc/api'
 import { creditsWords } from '../flows/words'
 import { explainSyncFailure, type PlainError } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 import type { ToastAction, ToastInput } from './toasts'
 
 export interface BackgroundSlice {
@@ -141,12 +140,9 @@ function newRecordsCounter(api: AtelierApi): { count: () => Promise<NewRecords |
 /** Flow runs whose start was seen, for their flow's name; a finished run is forgotten. */
 const RUNS_REMEMBERED = 200
 
-export const createBackgroundSlice: StateCreator<AppState, [], [], BackgroundSlice> = (
-  _set,
-  get,
-) => ({
+export const createBackgroundSlice: SliceWithApi<BackgroundSlice> = (atelier) => (_set, get) => ({
   connectBackground: () => {
-    const api = window.atelier
+    const api = atelier()
     if (!api) return () => undefined
     void get().loadAccount()
     let heard = false

@@ -1,4 +1,3 @@
-import type { StateCreator } from 'zustand'
 import type { FlowRunEvent } from '../../../src-shared/domain/flow-run'
 import {
   applyNodeEvent,
@@ -11,7 +10,7 @@ import {
 } from '../flows/document'
 import { errorText } from '../shell/errorWords'
 import { NOT_CONNECTED } from './flows'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 /** `starting`: asked, no id yet; `canceling`: asked to stop, its last events still to come. */
 export type RunPhase = 'idle' | 'starting' | 'running' | 'canceling' | 'ended'
@@ -44,8 +43,8 @@ export interface EditorRunSlice {
 /** Events of runs not yet known (they may overtake `flowRuns.start`'s answer), at most this many. */
 const EARLY_EVENTS_LIMIT = 2000
 
-export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice> = (set, get) => {
-  /** The transport listened to, and how to stop: a new `window.atelier` (a test's) is heard too. */
+export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (set, get) => {
+  /** The transport listened to, and how to stop: a new transport (a test's) is heard too. */
   let listeningTo: object | null = null
   let stopListening: (() => void) | null = null
   /** The run whose events the editor shows. */
@@ -65,7 +64,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
   }
 
   const listen = () => {
-    const api = window.atelier
+    const api = atelier()
     if (!api || listeningTo === api) return
     stopListening?.()
     listeningTo = api
@@ -88,7 +87,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
     nodeRuns: {},
 
     startRun: async (options = {}) => {
-      const api = window.atelier
+      const api = atelier()
       const { doc, runPhase } = get()
       if (!api) {
         set({ runProblem: NOT_CONNECTED })
@@ -141,7 +140,7 @@ export const createEditorRunSlice: StateCreator<AppState, [], [], EditorRunSlice
     },
 
     cancelRun: async () => {
-      const api = window.atelier
+      const api = atelier()
       const { run, runPhase } = get()
       if (!api || !run || runPhase !== 'running') return
       set({ runPhase: 'canceling' })

@@ -1,4 +1,3 @@
-import type { StateCreator } from 'zustand'
 import type { EvaluationStatusCode } from '../../../src-shared/api'
 import type {
   EvaluationDetail,
@@ -10,7 +9,7 @@ import type {
   Verdict,
 } from '../../../src-shared/domain/evaluations'
 import { explainError, type PlainError } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 /** What the filter bar sets; the list asks for exactly this. */
 export interface EvaluationFilters {
@@ -69,10 +68,7 @@ export interface EvaluationsSlice {
   submitEvaluation: (input: EvaluationSubmitInput) => Promise<SubmittedEvaluation | PlainError>
 }
 
-export const createEvaluationsSlice: StateCreator<AppState, [], [], EvaluationsSlice> = (
-  set,
-  get,
-) => {
+export const createEvaluationsSlice: SliceWithApi<EvaluationsSlice> = (atelier) => (set, get) => {
   // Answers to an older question (filters changed, another evaluation opened) are dropped.
   let listAsked = 0
   let pageAsked = 0
@@ -96,7 +92,7 @@ export const createEvaluationsSlice: StateCreator<AppState, [], [], EvaluationsS
   }
 
   const readPage = async (id: string, fromService: boolean) => {
-    const api = window.atelier
+    const api = atelier()
     if (!api) {
       set({ evaluationProblem: NOT_CONNECTED })
       return
@@ -136,7 +132,7 @@ export const createEvaluationsSlice: StateCreator<AppState, [], [], EvaluationsS
       await get().loadEvaluations()
     },
     loadEvaluations: async () => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) {
         set({ evaluationsProblem: NOT_CONNECTED })
         return
@@ -157,7 +153,7 @@ export const createEvaluationsSlice: StateCreator<AppState, [], [], EvaluationsS
       }
     },
     loadMoreEvaluations: async () => {
-      const api = window.atelier
+      const api = atelier()
       const { evaluationsNext: cursor, evaluationsLoading, evaluationFilters } = get()
       if (!api || cursor === null || evaluationsLoading !== null) return
       const asked = listAsked
@@ -198,7 +194,7 @@ export const createEvaluationsSlice: StateCreator<AppState, [], [], EvaluationsS
       if (id !== null) await readPage(id, fromService)
     },
     giveFeedback: async (rating, reason) => {
-      const api = window.atelier
+      const api = atelier()
       const id = get().openEvaluationId
       if (!api || id === null) return false
       set({ feedbackSending: true, feedbackProblem: null })
@@ -220,7 +216,7 @@ export const createEvaluationsSlice: StateCreator<AppState, [], [], EvaluationsS
       set({ submitOpen: open })
     },
     submitEvaluation: async (input) => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return NOT_CONNECTED
       const result = await api.evaluations.submit(input)
       if (!result.ok) return explainError(result.error)

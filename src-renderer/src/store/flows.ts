@@ -1,8 +1,7 @@
-import type { StateCreator } from 'zustand'
 import type { FlowSummary, StoredFlow } from '../../../src-shared/domain/flow-editor'
 import type { IpcError } from '../../../src-shared/ipc/result'
 import { errorText } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 /** Something the flow list could not do, in plain words, with a flow file's problems if any. */
 export interface FlowListProblem {
@@ -53,7 +52,7 @@ export function copyName(name: string, taken: readonly string[]): string {
   }
 }
 
-export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> = (set, get) => {
+export const createFlowListSlice: SliceWithApi<FlowListSlice> = (atelier) => (set, get) => {
   const remember = (flow: FlowSummary) => {
     const others = (get().flows ?? []).filter((item) => item.id !== flow.id)
     set({ flows: [flow, ...others].sort(byNewest) })
@@ -73,7 +72,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
     flowsProblem: null,
     deletedFlow: null,
     loadFlows: async () => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) {
         set({ flowsProblem: { message: NOT_CONNECTED, issues: [] } })
         return
@@ -85,7 +84,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
       set({ flowsLoading: false })
     },
     createFlow: async (name, from) => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return null
       const result = await api.flows.create(from === undefined ? { name } : { name, from })
       if (!result.ok) {
@@ -106,7 +105,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
       return get().createFlow(name, id)
     },
     renameFlow: async (id, name) => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return false
       // A rename moves the flow's `updatedMs`: edits not yet saved go first, or they would conflict.
       if (get().editor?.id === id) await get().flushSave()
@@ -120,7 +119,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
       return true
     },
     deleteFlow: async (id) => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return
       const flow = get().flows?.find((item) => item.id === id)
       const result = await api.flows.delete({ id })
@@ -134,7 +133,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
       })
     },
     undoDelete: async () => {
-      const api = window.atelier
+      const api = atelier()
       const deleted = get().deletedFlow
       if (!api || !deleted) return
       const result = await api.flows.restore({ id: deleted.id })
@@ -149,7 +148,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
       set({ deletedFlow: null })
     },
     importFlow: async (json) => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return null
       const result = await api.flows.import({ json })
       if (!result.ok) {
@@ -160,7 +159,7 @@ export const createFlowListSlice: StateCreator<AppState, [], [], FlowListSlice> 
       return result.value
     },
     exportFlow: async (id) => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return null
       // The file is written from what was saved: unsaved edits of the open flow go first.
       if (get().editor?.id === id) await get().flushSave()

@@ -1,11 +1,14 @@
 import { temporal } from 'zundo'
 import { create } from 'zustand'
 import { createAccountSlice, type AccountSlice } from './account'
+import type { ApiSource } from './api'
 import { createAppInfoSlice, type AppInfoSlice } from './appInfo'
 import { createAssetsSlice, type AssetsSlice } from './assets'
 import { createBackgroundSlice, type BackgroundSlice } from './background'
-import { createEditorSlice, EDITOR_HISTORY, type EditorSlice } from './editor'
 import { createEditorCheckSlice, type EditorCheckSlice } from './editorCheck'
+import { createEditorDocumentSlice, type EditorDocumentSlice } from './editorDocument'
+import { EDITOR_HISTORY } from './editorHistory'
+import { createEditorPersistenceSlice, type EditorPersistenceSlice } from './editorPersistence'
 import { createEditorRunSlice, type EditorRunSlice } from './editorRuns'
 import { createEvaluationsSlice, type EvaluationsSlice } from './evaluations'
 import { createFlowListSlice, type FlowListSlice } from './flows'
@@ -17,15 +20,18 @@ import { createSettingsSlice, type SettingsSlice } from './settings'
 import { createSyncSlice, type SyncSlice } from './sync'
 import { createThemeSlice, type ThemeSlice } from './theme'
 import { createToastSlice, type ToastSlice } from './toasts'
+import { createUploadsSlice, type UploadsSlice } from './uploads'
 
 export type AppState = NavigationSlice &
   AssetsSlice &
+  UploadsSlice &
   EvaluationsSlice &
   AppInfoSlice &
   ThemeSlice &
   SyncSlice &
   FlowListSlice &
-  EditorSlice &
+  EditorDocumentSlice &
+  EditorPersistenceSlice &
   EditorCheckSlice &
   EditorRunSlice &
   AccountSlice &
@@ -36,29 +42,35 @@ export type AppState = NavigationSlice &
   SettingsSlice &
   RunPageSlice
 
-/** The app's store; the window has one (`useAppStore`), a test makes its own. */
-export const createAppStore = () =>
+/**
+ * An app store talking to the main process through `api`. The window has one (`useAppStore`);
+ * a test makes its own over its double of the transport.
+ */
+export const createAppStore = (api: ApiSource) =>
   create<AppState>()(
     // Undo and redo: the flow editor's document only (EDITOR_HISTORY picks it).
     temporal(
       (...a) => ({
         ...createNavigationSlice(...a),
-        ...createAssetsSlice(...a),
-        ...createEvaluationsSlice(...a),
-        ...createAppInfoSlice(...a),
+        ...createAssetsSlice(api)(...a),
+        ...createUploadsSlice(api)(...a),
+        ...createEvaluationsSlice(api)(...a),
+        ...createAppInfoSlice(api)(...a),
         ...createThemeSlice(...a),
-        ...createSyncSlice(...a),
-        ...createFlowListSlice(...a),
-        ...createEditorSlice(...a),
-        ...createEditorCheckSlice(...a),
-        ...createEditorRunSlice(...a),
-        ...createAccountSlice(...a),
+        ...createSyncSlice(api)(...a),
+        ...createFlowListSlice(api)(...a),
+        // Before the check and the run: the autosave hears a changed document first.
+        ...createEditorDocumentSlice(...a),
+        ...createEditorPersistenceSlice(api)(...a),
+        ...createEditorCheckSlice(api)(...a),
+        ...createEditorRunSlice(api)(...a),
+        ...createAccountSlice(api)(...a),
         ...createOverlaySlice(...a),
         ...createToastSlice(...a),
-        ...createBackgroundSlice(...a),
-        ...createRunsSlice(...a),
-        ...createSettingsSlice(...a),
-        ...createRunPageSlice(...a),
+        ...createBackgroundSlice(api)(...a),
+        ...createRunsSlice(api)(...a),
+        ...createSettingsSlice(api)(...a),
+        ...createRunPageSlice(api)(...a),
       }),
       EDITOR_HISTORY,
     ),
@@ -66,14 +78,20 @@ export const createAppStore = () =>
 
 export type AppStore = ReturnType<typeof createAppStore>
 
-export const useAppStore = createAppStore()
+/**
+ * The window's store, over the bridge the page has: the preload's, the browser mode's (installed
+ * before the app's modules run) or a test's. Read at each call, so a bridge set later is heard.
+ * With none (a page opened without it), each slice says the page is not connected.
+ */
+export const useAppStore = createAppStore(() => window.atelier ?? null)
 
 export { SECTIONS, type Section } from './navigation'
 export type { ThemeChoice } from './theme'
 export type { AppNotice } from './sync'
 export type { FlowListProblem } from './flows'
-export type { EditMerge, EditorSelection, OpenFlow, SaveStatus } from './editor'
-export { TYPING_MERGE_MS } from './editor'
+export type { EditMerge, EditorSelection } from './editorDocument'
+export type { OpenFlow, SaveStatus } from './editorPersistence'
+export { TYPING_MERGE_MS } from './editorDocument'
 export type { RunOptions, RunPhase } from './editorRuns'
 export type { Overlay } from './overlays'
 export type { Toast, ToastAction, ToastInput, ToastTone } from './toasts'

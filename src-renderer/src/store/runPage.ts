@@ -1,9 +1,8 @@
-import type { StateCreator } from 'zustand'
 import type { RunCallbackDelivery } from '../../../src-shared/api'
 import type { RunDetail, SignatureCheck } from '../../../src-shared/domain/run-page'
 import type { IpcArgs } from '../../../src-shared/ipc'
 import type { IpcError, IpcResult } from '../../../src-shared/ipc/result'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 /** One run as its page holds it: what the mirror gave, and how the last refresh went. */
 export interface RunPageEntry {
@@ -59,7 +58,7 @@ async function settle<T>(call: (() => Promise<IpcResult<T>>) | null): Promise<Ip
   }
 }
 
-export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = (set, get) => {
+export const createRunPageSlice: SliceWithApi<RunPageSlice> = (atelier) => (set, get) => {
   const entry = (runId: string): RunPageEntry => get().runPages[runId] ?? EMPTY
   const patch = (runId: string, change: Partial<RunPageEntry>) => {
     set((state) => ({
@@ -86,7 +85,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
   const refresh = async (runId: string) => {
     if (entry(runId).refreshing) return
     patch(runId, { refreshing: true })
-    const api = window.atelier
+    const api = atelier()
     const result = await settle(api ? () => api.runs.refresh({ runId }) : null)
     if (result.ok) {
       patch(runId, {
@@ -111,7 +110,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
     },
     runPageLoad: async (runId) => {
       patch(runId, { loading: entry(runId).detail === null, problem: null })
-      const api = window.atelier
+      const api = atelier()
       const result = await settle(api ? () => api.runs.get({ runId }) : null)
       if (result.ok) patch(runId, { ...withDetail(runId, result.value), loading: false })
       // Not in the mirror (never synced, or just made): the service may know it.
@@ -121,7 +120,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
     runPageMoreLogs: async (runId) => {
       const { detail, moreLogsNext } = entry(runId)
       if (!detail || moreLogsNext === null) return
-      const api = window.atelier
+      const api = atelier()
       const result = await settle(api ? () => api.runs.logs({ runId, after: moreLogsNext }) : null)
       if (!result.ok) {
         toast('The log could not be read', result.error)
@@ -137,7 +136,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
       })
     },
     runPageCancel: async (runId) => {
-      const api = window.atelier
+      const api = atelier()
       const result = await settle(api ? () => api.runs.cancel({ runId }) : null)
       if (!result.ok) {
         toast('The run was not canceled', result.error)
@@ -148,7 +147,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
       return null
     },
     runPageRerun: async (runId, idempotencyKey) => {
-      const api = window.atelier
+      const api = atelier()
       const result = await settle(api ? () => api.runs.rerun({ runId, idempotencyKey }) : null)
       if (!result.ok) {
         toast('The re-run did not start', result.error)
@@ -157,7 +156,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
       return result.value.runId
     },
     runPageRedeliver: async (runId) => {
-      const api = window.atelier
+      const api = atelier()
       const result = await settle(api ? () => api.deliveries.redeliver({ runId }) : null)
       if (!result.ok) {
         toast('The callback was not sent again', result.error)
@@ -176,7 +175,7 @@ export const createRunPageSlice: StateCreator<AppState, [], [], RunPageSlice> = 
       return null
     },
     runPageVerify: async (args) => {
-      const api = window.atelier
+      const api = atelier()
       const result = await settle(api ? () => api.deliveries.verify(args) : null)
       return result.ok ? result.value : result.error
     },

@@ -1,4 +1,3 @@
-import type { StateCreator } from 'zustand'
 import type { RunStatusCode } from '../../../src-shared/api'
 import type {
   RunFilterOptions,
@@ -7,7 +6,7 @@ import type {
   RunListTotal,
 } from '../../../src-shared/domain/runs-list'
 import { explainError, type PlainError } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 /** What the filter bar sets; the list asks for exactly this, newest first. */
 export interface RunFilters {
@@ -98,7 +97,7 @@ const notConnected: PlainError = {
   fix: null,
 }
 
-export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set, get) => {
+export const createRunsSlice: SliceWithApi<RunsSlice> = (atelier) => (set, get) => {
   // Each new list (filters changed) outdates the answers still on their way for the old one.
   let generation = 0
 
@@ -125,7 +124,7 @@ export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set, 
     },
 
     loadRuns: async () => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) {
         set({ runsProblem: notConnected })
         return
@@ -151,7 +150,7 @@ export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set, 
     },
 
     loadMoreRuns: async () => {
-      const api = window.atelier
+      const api = atelier()
       const { runsNext, runsLoading } = get()
       if (!api || runsNext === null || runsLoading !== null) return
       const mine = generation
@@ -176,7 +175,7 @@ export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set, 
     },
 
     refreshRuns: async () => {
-      const api = window.atelier
+      const api = atelier()
       const loaded = get().runRows
       if (!api || loaded === null || get().runsLoading === 'first') return
       const mine = generation
@@ -196,7 +195,7 @@ export const createRunsSlice: StateCreator<AppState, [], [], RunsSlice> = (set, 
     },
 
     loadRunFilterOptions: async () => {
-      const api = window.atelier
+      const api = atelier()
       if (!api) return
       const result = await api.runs.filterOptions()
       if (result.ok) set({ runFilterOptions: result.value })

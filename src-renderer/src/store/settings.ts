@@ -1,4 +1,3 @@
-import type { StateCreator } from 'zustand'
 import type {
   AppSettings,
   CallbackSecretItem,
@@ -8,9 +7,8 @@ import type {
   WebhookItem,
 } from '../../../src-shared/domain/settings'
 import type { IpcResult } from '../../../src-shared/ipc/result'
-import type { AtelierApi } from '../../../src-shared/ipc/api'
 import { errorText } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 /** What a card shows: what main last said, or why it could not say it. */
 export interface Loaded<T> {
@@ -46,11 +44,7 @@ function loaded<T>(result: IpcResult<T>): Loaded<T> {
     : { value: null, problem: errorText(result.error) }
 }
 
-function api(): AtelierApi | null {
-  return window.atelier ?? null
-}
-
-export const createSettingsSlice: StateCreator<AppState, [], [], SettingsSlice> = (set, get) => ({
+export const createSettingsSlice: SliceWithApi<SettingsSlice> = (api) => (set, get) => ({
   settingsProfiles: empty(),
   settingsSandbox: empty(),
   settingsWebhooks: empty(),

@@ -1,8 +1,7 @@
-import type { StateCreator } from 'zustand'
 import type { SyncStatus } from '../../../src-shared/domain/sync'
 import type { IpcEvents } from '../../../src-shared/ipc/events'
 import { errorText } from '../shell/errorWords'
-import type { AppState } from './index'
+import type { SliceWithApi } from './api'
 
 export type AppNotice = IpcEvents['app.notice']
 
@@ -22,13 +21,13 @@ export interface SyncSlice {
   dismissNotice: (index: number) => void
 }
 
-export const createSyncSlice: StateCreator<AppState, [], [], SyncSlice> = (set, get) => ({
+export const createSyncSlice: SliceWithApi<SyncSlice> = (atelier) => (set, get) => ({
   sync: null,
   syncAt: 0,
   syncProblem: null,
   notices: [],
   connectSync: () => {
-    const api = window.atelier
+    const api = atelier()
     if (!api) {
       set({ syncProblem: 'This page is not connected to Atelier, so it cannot sync.' })
       return () => undefined
@@ -50,7 +49,7 @@ export const createSyncSlice: StateCreator<AppState, [], [], SyncSlice> = (set, 
     }
   },
   requestSync: async () => {
-    const api = window.atelier
+    const api = atelier()
     if (!api) return
     const result = await api.sync.start()
     if (!result.ok) set({ syncProblem: errorText(result.error) })
