@@ -5,7 +5,8 @@ import type { Flow, FlowInput, FlowNode, FlowNodeInput, FlowNodeOutput, FlowOutp
  * Flows as both ends of the IPC boundary see them: the flow file format (`flowDocumentSchema`,
  * `parseFlowDocument`), how variable types connect (`typeConnection`), and the problems the
  * executor's validation reports for the editor to show on the canvas (`FlowProblem`).
- * Runtime-free apart from zod.
+ * Runtime-free apart from zod. The type-family table has a twin in the sandbox, checked as one by
+ * `test/unit/twins/type-families.test.ts`.
  *
  * The file format is the service's Flow with its graph embedded (`nodes` with their `inputs` and
  * `outputs`, the flow's `inputs` and `outputs`), so a flow exported from the service reads as is.
@@ -36,6 +37,11 @@ export const NODE_TARGET_FIELD = {
  * so the rules live here, shared by the editor (which edges it lets a user draw) and the
  * executor (which it refuses): text-like codes feed each other, so do number-like ones; every
  * other code feeds only itself. A code this table does not know connects only to itself.
+ *
+ * Twin of `src-main/sandbox/authoring/graph/type-family.ts` (the service's rule, as the sandbox
+ * plays it): shared by the client's two ends, but kept apart from the sandbox on purpose, since
+ * one rule for both sides would hide its own bugs from every test; checked as one by
+ * `test/unit/twins/type-families.test.ts`, which runs every pair of port types through both.
  */
 const TYPE_FAMILY: Readonly<Record<string, string>> = {
   text: 'text',

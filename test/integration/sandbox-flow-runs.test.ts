@@ -705,8 +705,11 @@ describe('flow runs', () => {
   })
 
   it('opens node runs in turn and, on cancel, stops the node at work; pending nodes never run', async () => {
-    // A sandbox of its own, slow enough for each node to be caught at work (about 0.7 s each).
-    const slowBox = await startTestSandbox({ latencyMs: 100 })
+    // A sandbox of its own. The middle node is the slow model (ten times the quick one's work:
+    // about 4 s here) between two quick ones (about 0.4 s), so the cancel, sent as soon as the
+    // middle one is seen running, lands while it works however busy the machine is: three equal
+    // nodes left a window of 0.7 s, which a loaded machine sometimes missed.
+    const slowBox = await startTestSandbox({ latencyMs: 600 })
     try {
       const steps = [ids(), ids(), ids()]
       const created = await slowBox.call('POST', '/v1/flows', {
@@ -717,7 +720,7 @@ describe('flow runs', () => {
             slug: `render-${index + 1}`,
             label: `Render ${index + 1}`,
             type_code: 'model',
-            model_id: SLOW,
+            model_id: index === 1 ? SLOW : TEXT_TO_IMAGE,
             config: {},
             inputs: [
               { name: 'prompt', variable_type_code: 'text', value: 'violet dusk' },

@@ -2,6 +2,13 @@ import type { ModelPricing } from '../../../src-shared/api'
 import { decimalMicro } from '../../db'
 import type { ModelInfo } from './models'
 
+/**
+ * Twin of `src-main/sandbox/models/pricing.ts` (the service's side, as the sandbox plays it): kept
+ * apart on purpose, since one shared rule would hide its own bugs from every test; checked as one
+ * by `test/unit/twins/pricing.test.ts`, which runs the catalog's models through both and lists
+ * where they differ and why. Change one side, run that table.
+ */
+
 const MICRO = 1_000_000
 
 /** What a run is expected to measure, predicted from its input before it runs. */

@@ -1,6 +1,13 @@
 import { listElement } from '../../../src-shared/domain/flow'
 
 /**
+ * Twin of `src-main/sandbox/models/validate.ts` (the service's check, as the sandbox plays it):
+ * kept apart on purpose, since one shared rule would hide its own bugs from every test; checked
+ * as one by `test/unit/twins/values.test.ts`, which runs every declared input of the catalog with
+ * valid, invalid and edge values through both and lists where they differ and why.
+ */
+
+/**
  * Literal values against a port's variable type and validator, as the service checks a run's
  * input: a value typed into a node is refused before anything is dispatched rather than by a
  * 422 half-way through the flow. Codes the rules below do not know pass: the service knows them.

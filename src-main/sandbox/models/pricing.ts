@@ -3,6 +3,13 @@ import { predictMetrics } from './measure'
 import type { ModelMetrics, ModelResult, RunCost } from './types'
 import { validateInput } from './validate'
 
+/**
+ * Twin of `src-main/executor/remote/pricing.ts` (the client's estimate): kept apart on purpose,
+ * since the sandbox stands in for a service we do not own and one shared rule would hide its own
+ * bugs from every test; checked as one by `test/unit/twins/pricing.test.ts`, which runs the
+ * catalog's models through both and lists where they differ and why.
+ */
+
 const MICRO = 1_000_000
 
 /** Parses a decimal string (e.g. `0.0400`) into micro-units, rounding past six decimals. */
