@@ -15,7 +15,10 @@ export default defineConfig({
       // parses at start costs (Fastify alone is some 150 files), and a start of the sandbox spent
       // a fifth of its CPU on that. Native modules (better-sqlite3, sharp, the keyring), pino
       // (its transports run files by path in a worker) and the Ajv compilers Fastify's schema
-      // controller requires by name at run time stay packages.
+      // controller requires by name at run time stay packages. ws is bundled too: as a package, the
+      // browser mode's first thread spent some 100 ms having Node scan its CommonJS files for
+      // their exports before it could print the link (its optional native helpers, bufferutil
+      // and utf-8-validate, are not installed; the bundle falls back to its JavaScript, as ws does).
       externalizeDeps: {
         exclude: [
           'fastify',
@@ -28,6 +31,7 @@ export default defineConfig({
           'cli-progress',
           'picomatch',
           'fdir',
+          'ws',
         ],
       },
       outDir: 'out/main',

@@ -1,4 +1,4 @@
-import sharp from 'sharp'
+import { sharp } from '../native'
 import { MediaStoreError } from './errors'
 
 export const DEFAULT_THUMBNAIL_SIZE = 256

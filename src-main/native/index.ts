@@ -21,3 +21,4 @@ export {
   type NativeModuleFacts,
 } from './errors'
 export { findUp } from './find-up'
+export { sharp } from './sharp'

@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer, type RawData } from 'ws'
-import { IPC_EVENTS, ipcFail, type IpcEventName, type IpcEvents } from '../../src-shared/ipc'
+// The leaves, not the ipc index: the index brings the channels' zod contract, which this thread
+// (the browser mode's HTTP side) never checks against and would build at every start.
+import { IPC_EVENTS, type IpcEventName, type IpcEvents } from '../../src-shared/ipc/events'
+import { ipcFail } from '../../src-shared/ipc/result'
 import type { Logger } from '../log'
 import type { AppServices } from '../services-thread'
 

@@ -1,4 +1,4 @@
-import sharp from 'sharp'
+import { sharp } from '../../native'
 import { type BuiltinStep } from './context'
 import { BuiltinError } from './errors'
 import { imageOf, storeImage } from './media'

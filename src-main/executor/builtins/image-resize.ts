@@ -1,4 +1,4 @@
-import sharp from 'sharp'
+import { sharp } from '../../native'
 import { type BuiltinStep } from './context'
 import { imageOf, storeImage } from './media'
 

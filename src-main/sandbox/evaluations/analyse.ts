@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import sharp from 'sharp'
+import { sharp } from '../../native'
 import { colourName } from '../models'
 import { EvaluationFailure } from './failure'
 

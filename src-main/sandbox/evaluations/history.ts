@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import sharp, { type Sharp } from 'sharp'
+import type { Sharp } from 'sharp'
+import { sharp } from '../../native'
 import type { Evaluation, Run } from '../../../src-shared/api'
 import { isoTime, uuidv7 } from '../clock'
 import { microToDecimal, runModel } from '../models'

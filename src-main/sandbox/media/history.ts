@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { rmSync, writeFileSync } from 'node:fs'
 import { crc32 } from 'node:zlib'
-import sharp from 'sharp'
+import { sharp } from '../../native'
 import { isoTime, uuidv7 } from '../clock'
 import { runModel } from '../models'
 import type { SandboxServices } from '../services'

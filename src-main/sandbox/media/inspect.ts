@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises'
-import sharp, { type Metadata } from 'sharp'
+import type { Metadata } from 'sharp'
+import { sharp } from '../../native'
 import { readIsoMedia, readMatroska, readWav, UNKNOWN, type Dimensions } from './containers'
 import type { MediaType } from './records'
 

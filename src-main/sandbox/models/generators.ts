@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import sharp, { type Sharp } from 'sharp'
+import type { Sharp } from 'sharp'
+import { sharp } from '../../native'
 import { findModel } from './catalog'
 import { colourName, fromHex, toHex, type Rgb } from './colour'
 import { videoTiming, type AnimationFormat } from './measure'

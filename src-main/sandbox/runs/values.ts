@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import sharp from 'sharp'
+import { sharp } from '../../native'
 import { blobUrl } from '../core-area'
 import { decodeDataUrl } from '../models'
 import type { SandboxServices } from '../services'
