@@ -2,7 +2,8 @@ import { openLogger, requestLogger, type Logger } from '../log'
 import { isSecretsError, resolveProfile, type Profile } from '../secrets'
 import { createServiceClient, type ServiceClient } from '../service'
 import { EXIT } from './exit-codes'
-import { CliError, type CommandContext } from './program'
+import type { CommandContext } from './context'
+import { CliError } from './errors'
 
 export interface Connection {
   profile: Profile

@@ -1,5 +1,6 @@
-export { runCli, CliError } from './program'
-export type { CommandContext } from './program'
+export { runCli } from './program'
+export { CliError } from './errors'
+export type { CommandContext } from './context'
 export { EXIT } from './exit-codes'
 export type { ExitCode } from './exit-codes'
 export type { CliIo, GlobalOptions } from './io'

@@ -1,6 +1,6 @@
 import { isServiceError, type ServiceClient } from '../service'
 import { EXIT } from './exit-codes'
-import { CliError } from './program'
+import { CliError } from './errors'
 
 /**
  * The organization a command works in: the one the profile names, or else the key's own, which

@@ -12,32 +12,9 @@ import { registerUpload } from './commands/upload'
 import { registerVersion } from './commands/version'
 import { registerWeb } from './commands/web'
 import { EXIT, type ExitCode } from './exit-codes'
+import type { CommandContext } from './context'
+import { CliError } from './errors'
 import type { CliIo, GlobalOptions } from './io'
-
-/** What a command gets: the global options and one way to print for people and for scripts. */
-export interface CommandContext {
-  io: CliIo
-  globals: () => GlobalOptions & { logLevel: LogLevel }
-  /** `--json` prints `value` as one JSON document; otherwise `text` for people. */
-  print: (value: unknown, text: string) => void
-}
-
-/** An error a command raises on purpose, with its exit code and a message that says what to do. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: ExitCode = EXIT.failed,
-    readonly code = 'FAILED',
-    /**
-     * The command already printed its JSON document, which tells the failure (an upload's
-     * summary with its failed files): `--json` then prints no second one.
-     */
-    readonly printed = false,
-  ) {
-    super(message)
-    this.name = 'CliError'
-  }
-}
 
 function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command {
   const program = new Command('atelier')

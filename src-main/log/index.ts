@@ -17,14 +17,13 @@
  *   to refuse, falls back to info and says why in the log (`resolveLogLevel`).
  * - Keys never reach the file, by two independent means: pino's `redact` censors fields named
  *   like credentials (`REDACT_PATHS`) before serializing, and every finished line goes through
- *   the service module's `redact` with each secret given to `addSecret` (in its plain, JSON,
- *   URL, base64 and base64url forms) and any `Bearer <token>`, so a key inside a message, an
- *   error's text or a stack is masked too. The service client adds its own key: whoever makes a
+ *   `redact` (`./redact`, which the service client uses for its errors too) with each secret
+ *   given to `addSecret` (in its plain, JSON, URL, base64 and base64url forms) and any
+ *   `Bearer <token>`, so a key inside a message, an error's text or a stack is masked too. The service client adds its own key: whoever makes a
  *   client with a `log` hook calls `addSecret(apiKey)`.
  * - Files are created owner-only (0600 in a 0700 folder): lines carry prompts and file names.
  * - A log that cannot be written never stops the work: the line is dropped.
  */
-import type { RequestLog } from '../service'
 import type { Logger } from './logger'
 
 export { LOG_FILE, LOGS_DIR, logFilePath, openLogger, REDACT_PATHS } from './logger'
@@ -41,11 +40,24 @@ export {
 export { MAX_LOG_BYTES } from './destination'
 
 /**
+ * What the log reads of one request: the service client's `RequestLog` has these and more, and
+ * the rest go into the line as they are. Declared here so that the log needs nothing of the
+ * service.
+ */
+export interface RequestLine {
+  method: string
+  path: string
+  query: string
+  status: number
+  ms: number
+}
+
+/**
  * The service client's `log` hook writing one debug line per attempt. Failed attempts are
  * logged at debug too: the failure itself reaches whoever made the call, who decides whether it
  * is worth a warning.
  */
-export function requestLogger(logger: Logger): (entry: RequestLog) => void {
+export function requestLogger(logger: Logger): (entry: RequestLine) => void {
   const log = logger.child({ component: 'service' })
   return (entry) => {
     if (!log.isEnabled('debug')) return

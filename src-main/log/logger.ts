@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pino, type Logger as PinoLogger } from 'pino'
-import { redact, REDACTED } from '../service'
 import { MAX_LOG_BYTES, RotatingFile } from './destination'
 import { DEFAULT_LOG_LEVEL, type LogLevel } from './levels'
+import { redact, REDACTED } from './redact'
 
 export const LOGS_DIR = 'logs'
 export const LOG_FILE = 'atelier.log'

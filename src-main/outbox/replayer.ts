@@ -43,24 +43,28 @@ export interface ReplayReport {
   elapsedMs: number
 }
 
-/** An entry as the user sees it: the write in its own shape, and where it stands. */
-export interface OutboxItem {
-  seq: number
-  kind: string
-  subjectId: string | null
-  state: OutboxEntry['state']
+/**
+ * An entry as the user sees it: the write in its own shape, and where it stands. Its fields are
+ * the ledger's own (`OutboxEntry`), less what stays inside (scope, payload, idempotency key).
+ */
+export interface OutboxItem extends Pick<
+  OutboxEntry,
+  | 'seq'
+  | 'kind'
+  | 'subjectId'
+  | 'state'
+  | 'attempts'
+  | 'lastError'
+  | 'lastErrorCode'
+  | 'createdMs'
+  | 'updatedMs'
+  | 'sentMs'
+  | 'placeholderId'
+  | 'resultId'
+> {
   /** Null when the stored payload is not one this version of Atelier can read. */
   write: OfflineWrite | null
   summary: string
-  attempts: number
-  lastError: string | null
-  lastErrorCode: string | null
-  createdMs: number
-  updatedMs: number
-  sentMs: number | null
-  /** For a folder created offline: its local id, and the service's id once sent. */
-  placeholderId: string | null
-  resultId: string | null
 }
 
 export interface OutboxReplayerOptions {

@@ -66,6 +66,30 @@ export class RecordStore {
     record: T,
     parentId: string | null = null,
   ): T {
+    this.insertRow(collection, orgId, record, parentId, record.updated_at)
+    return record
+  }
+
+  /**
+   * Stores a record whose contract shape has no `updated_at` (a delivery attempt never changes),
+   * so its JSON stays exactly that shape; the column still gets the creation time.
+   */
+  insertImmutable(
+    collection: string,
+    orgId: string,
+    record: { id: string; created_at: string },
+    parentId: string | null = null,
+  ): void {
+    this.insertRow(collection, orgId, record, parentId, record.created_at)
+  }
+
+  private insertRow(
+    collection: string,
+    orgId: string | null,
+    record: { id: string; created_at: string },
+    parentId: string | null,
+    updatedAt: string,
+  ): void {
     this.prepared(
       `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, doc)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -75,10 +99,9 @@ export class RecordStore {
       orgId,
       parentId,
       record.created_at,
-      record.updated_at,
+      updatedAt,
       JSON.stringify(record),
     )
-    return record
   }
 
   /** Records of the organization, and global ones (catalogs, public models) when asked. */

@@ -27,6 +27,6 @@ export {
   type Page,
   type PaginateOptions,
 } from './pagination'
-export { redact, redactDeep, REDACTED } from './redact'
+export { redact, redactDeep, REDACTED } from '../log/redact'
 export { DEFAULT_RETRY_POLICY, SPEC_MAX_ATTEMPTS, type RetryPolicy, type Sleep } from './retry'
 export type { AuthHeader, RequestLog, RetryInfo } from './transport'

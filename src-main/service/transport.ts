@@ -8,7 +8,7 @@ import {
   type ServiceErrorCode,
 } from './errors'
 import { describeNetworkFailure, failedBeforeSending } from './network'
-import { redact, redactDeep, REDACTED } from './redact'
+import { redact, redactDeep, REDACTED } from '../log/redact'
 import {
   backoffDelayMs,
   isTransientStatus,

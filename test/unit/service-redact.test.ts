@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redact, REDACTED, redactDeep } from '../../src-main/service/redact'
+import { redact, REDACTED, redactDeep } from '../../src-main/log/redact'
 
 const KEY = 'sk-live-SENTINEL-4f1d2a9b7c3e'
 

@@ -12,7 +12,8 @@ import { isSecretsError, readProfiles } from '../../secrets'
 import { connect, type Connection } from '../connect'
 import { EXIT } from '../exit-codes'
 import { organizationOf } from '../organization'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 const LIST_LIMIT = 500
 

@@ -10,7 +10,8 @@ import {
 } from '../../secrets'
 import { EXIT } from '../exit-codes'
 import type { CliIo } from '../io'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 // Far more than any key; a bigger input is a wrong file piped in, not a key.
 const STDIN_MAX_BYTES = 64 * 1024

@@ -22,11 +22,11 @@ import {
 } from '../../executor'
 import { listElement } from '../../executor/validate'
 import { MediaStore } from '../../media-store'
-import type { RunFlags } from '../commands/run'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import { organizationOf } from '../organization'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 const MEDIA_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -150,6 +150,15 @@ function lineOf(event: FlowRunEvent, label: (nodeId: string) => string): string 
 function summaryOf(result: FlowRunResult): string {
   const t = result.totals
   return `${result.state}: ${t.dispatched} dispatched, ${t.cached} cached, ${t.skipped} skipped; cost ${credits(t.costMicro)} credits (estimated ${credits(t.estimateMicro)})`
+}
+
+/** The flags of `atelier run`, as commander hands them over. */
+export interface RunFlags {
+  input: string[]
+  concurrency?: string
+  failFast: boolean
+  force: string[]
+  resume?: string
 }
 
 /**

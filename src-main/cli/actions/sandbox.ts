@@ -1,7 +1,16 @@
 import { resolve } from 'node:path'
 import { startSandbox } from '../../sandbox'
-import type { SandboxFlags } from '../commands/sandbox'
-import type { CommandContext } from '../program'
+import type { FaultRule } from '../../sandbox/faults'
+import type { CommandContext } from '../context'
+
+/** The flags of `atelier sandbox`, parsed and checked by commander. */
+export interface SandboxFlags {
+  port: number
+  data?: string
+  latencyMs: number
+  faults?: FaultRule[]
+  seedRuns: number
+}
 
 /** `atelier sandbox`: the sandbox started, its one ready line printed, then kept until a stop. */
 export async function serveSandbox(context: CommandContext, flags: SandboxFlags): Promise<void> {

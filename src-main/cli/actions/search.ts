@@ -10,7 +10,8 @@ import type {
   SearchSnippet,
 } from '../../../src-shared/domain/search'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 const usage = (message: string, code = 'USAGE') => new CliError(message, EXIT.usage, code)
 

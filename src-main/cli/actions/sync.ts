@@ -13,7 +13,8 @@ import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import { processIo, type CliIo } from '../io'
 import { organizationOf } from '../organization'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 /** A step that has not finished by then stops where it is; the next sync goes on from there. */
 const STEP_TIMEOUT_MS = 10 * 60 * 1000

@@ -5,16 +5,17 @@ import {
   startFolderUpload,
   watchFolder,
   type FileProgress,
+  type SniffedMediaType,
   type FolderUploadOptions,
   type FolderUploadSummary,
   type UploadProgress,
 } from '../../uploads'
-import type { UploadChoices, UploadFlags } from '../commands/upload'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import { processIo, type CliIo } from '../io'
 import { organizationOf } from '../organization'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
@@ -88,6 +89,24 @@ function progressDisplay(io: CliIo): {
       if (started) bar.stop()
     },
   }
+}
+
+/** The flags of `atelier upload`, as commander hands them over. */
+export interface UploadFlags {
+  folder?: string | false
+  concurrency?: string
+  parts?: string
+  include: string[]
+  exclude: string[]
+  media?: string
+  watch: boolean
+}
+
+/** What the flags say about how to send, checked. */
+export interface UploadChoices {
+  concurrency: number
+  partsInFlight: number
+  mediaTypes: SniffedMediaType[]
 }
 
 /**

@@ -1,7 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { OutboxState } from '../../db'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 const STATES = ['pending', 'rejected', 'sent'] as const satisfies readonly OutboxState[]
 

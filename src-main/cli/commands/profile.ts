@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 interface AddFlags {
   baseUrl: string

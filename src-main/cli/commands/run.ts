@@ -1,14 +1,8 @@
 import type { Command } from 'commander'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
-
-export interface RunFlags {
-  input: string[]
-  concurrency?: string
-  failFast: boolean
-  force: string[]
-  resume?: string
-}
+import type { RunFlags } from '../actions/run'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 export function registerRun(program: Command, context: CommandContext): void {
   const collect = (value: string, previous: string[]) => [...previous, value]

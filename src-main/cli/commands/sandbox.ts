@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander'
 import type { FaultRule, faultRulesSchema } from '../../sandbox/faults'
-import type { CommandContext } from '../program'
+import type { SandboxFlags } from '../actions/sandbox'
+import type { CommandContext } from '../context'
 
 function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -31,14 +32,6 @@ function faultRules(value: string, schema: typeof faultRulesSchema | undefined):
 
 /** Whether a command line may hold --faults, as `--faults <json>` or `--faults=<json>`. */
 const namesFaults = (arg: string) => arg === '--faults' || arg.startsWith('--faults=')
-
-export interface SandboxFlags {
-  port: number
-  data?: string
-  latencyMs: number
-  faults?: FaultRule[]
-  seedRuns: number
-}
 
 export function registerSandbox(program: Command, context: CommandContext): void {
   // The schema of --faults is zod, slow to load: it is loaded before `sandbox` parses its

@@ -9,7 +9,8 @@ import {
   type SearchKind,
 } from '../../../src-shared/domain/search-filters'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 interface SearchFlags {
   kind?: SearchKind

@@ -1,7 +1,8 @@
 import type { Command } from 'commander'
 import { SYNC_COLLECTIONS, type SyncCollection } from '../../sync/collections'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 function parseCollections(value: string | undefined): SyncCollection[] | undefined {
   if (value === undefined) return undefined

@@ -2,17 +2,9 @@ import type { Command } from 'commander'
 import type { SniffedMediaType } from '../../uploads'
 import { DEFAULT_FILE_CONCURRENCY, DEFAULT_PARTS_IN_FLIGHT } from '../../uploads/folder/defaults'
 import { EXIT } from '../exit-codes'
-import { CliError, type CommandContext } from '../program'
-
-export interface UploadFlags {
-  folder?: string | false
-  concurrency?: string
-  parts?: string
-  include: string[]
-  exclude: string[]
-  media?: string
-  watch: boolean
-}
+import type { UploadFlags } from '../actions/upload'
+import type { CommandContext } from '../context'
+import { CliError } from '../errors'
 
 const usage = (message: string) => new CliError(message, EXIT.usage, 'USAGE')
 const collect = (value: string, previous: string[]) => [...previous, value]
@@ -34,13 +26,6 @@ function mediaTypesOf(value: string | undefined): SniffedMediaType[] {
     throw usage(`--media takes image, video or both (image,video), not "${value}".`)
   }
   return types as SniffedMediaType[]
-}
-
-/** What the flags say about how to send, checked. */
-export interface UploadChoices {
-  concurrency: number
-  partsInFlight: number
-  mediaTypes: SniffedMediaType[]
 }
 
 export function registerUpload(program: Command, context: CommandContext): void {

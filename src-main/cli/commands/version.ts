@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { APP_NAME, APP_VERSION } from '../../app/version'
-import type { CommandContext } from '../program'
+import type { CommandContext } from '../context'
 
 export function registerVersion(program: Command, context: CommandContext): void {
   program

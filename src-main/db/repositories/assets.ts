@@ -1,18 +1,20 @@
 import type Database from 'better-sqlite3'
 import type { Asset, AssetFolder, MediaType } from '../../../src-shared/api'
-import { boundMs, decodeCursor, idList, pageLimit, timeMs, type TimeBound } from '../values'
+import { decodeCursor, idList, pageLimit, timeMs } from '../values'
 import { RowWriter } from './rows'
-import { Conditions, StatementCache, toPage, type Page } from './statements'
+import {
+  Conditions,
+  newestFirstPage,
+  StatementCache,
+  toPage,
+  type NewestFirstQuery,
+  type Page,
+} from './statements'
 
-export interface AssetListQuery {
-  orgId: string
+export interface AssetListQuery extends NewestFirstQuery {
   /** A folder's assets; null for the root's. Left out: every folder. */
   folderId?: string | null
   mediaType?: MediaType
-  from?: TimeBound
-  to?: TimeBound
-  limit?: number
-  after?: string | null
 }
 
 /**
@@ -123,21 +125,10 @@ export class AssetsRepository {
 
   /** Newest first, keyset-paged on (created, seq). */
   list(query: AssetListQuery): Page<Asset> {
-    const limit = pageLimit(query.limit)
-    const where = new Conditions().add('org_id = ?', query.orgId)
-    if (query.folderId !== undefined) where.add('folder_id IS ?', query.folderId)
-    if (query.mediaType !== undefined) where.add('media_type = ?', query.mediaType)
-    if (query.from !== undefined) where.add('created_ms >= ?', boundMs(query.from, 'from'))
-    if (query.to !== undefined) where.add('created_ms < ?', boundMs(query.to, 'to'))
-    if (query.after) where.add('(created_ms, seq) < (?, ?)', ...decodeCursor(query.after, 'number'))
-    const rows = this.lists
-      .get(
-        `SELECT created_ms, seq, json FROM assets WHERE ${where.sql}
-         ORDER BY created_ms DESC, seq DESC LIMIT ?`,
-      )
-      .raw()
-      .all(...where.values, limit + 1) as unknown[][]
-    return toPage<Asset>(rows, limit)
+    return newestFirstPage<Asset>(this.lists, 'assets', query, (where) => {
+      if (query.folderId !== undefined) where.add('folder_id IS ?', query.folderId)
+      if (query.mediaType !== undefined) where.add('media_type = ?', query.mediaType)
+    })
   }
 }
 

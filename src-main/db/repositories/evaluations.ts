@@ -1,28 +1,14 @@
 import type Database from 'better-sqlite3'
 import type { Evaluation, EvaluationStatusCode } from '../../../src-shared/api'
-import {
-  boundMs,
-  decimalMicro,
-  decodeCursor,
-  flag,
-  idList,
-  pageLimit,
-  timeMsOrNull,
-  type TimeBound,
-} from '../values'
+import { decimalMicro, flag, idList, timeMsOrNull } from '../values'
 import { RowWriter } from './rows'
-import { Conditions, StatementCache, toPage, type Page } from './statements'
+import { newestFirstPage, StatementCache, type NewestFirstQuery, type Page } from './statements'
 
-export interface EvaluationListQuery {
-  orgId: string
+export interface EvaluationListQuery extends NewestFirstQuery {
   status?: EvaluationStatusCode
   /** The overall verdict. */
   passed?: boolean
   runId?: string
-  from?: TimeBound
-  to?: TimeBound
-  limit?: number
-  after?: string | null
 }
 
 export interface EvaluationScope {
@@ -203,21 +189,10 @@ export class EvaluationsRepository {
 
   /** Newest first, keyset-paged on (created, seq). */
   list(query: EvaluationListQuery): Page<Evaluation> {
-    const limit = pageLimit(query.limit)
-    const where = new Conditions().add('org_id = ?', query.orgId)
-    if (query.status !== undefined) where.add('status_code = ?', query.status)
-    if (query.passed !== undefined) where.add('overall_passed = ?', flag(query.passed))
-    if (query.runId !== undefined) where.add('run_id = ?', query.runId)
-    if (query.from !== undefined) where.add('created_ms >= ?', boundMs(query.from, 'from'))
-    if (query.to !== undefined) where.add('created_ms < ?', boundMs(query.to, 'to'))
-    if (query.after) where.add('(created_ms, seq) < (?, ?)', ...decodeCursor(query.after, 'number'))
-    const rows = this.lists
-      .get(
-        `SELECT created_ms, seq, json FROM evaluations WHERE ${where.sql}
-         ORDER BY created_ms DESC, seq DESC LIMIT ?`,
-      )
-      .raw()
-      .all(...where.values, limit + 1) as unknown[][]
-    return toPage<Evaluation>(rows, limit)
+    return newestFirstPage<Evaluation>(this.lists, 'evaluations', query, (where) => {
+      if (query.status !== undefined) where.add('status_code = ?', query.status)
+      if (query.passed !== undefined) where.add('overall_passed = ?', flag(query.passed))
+      if (query.runId !== undefined) where.add('run_id = ?', query.runId)
+    })
   }
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { NodeRun, RunCallbackDelivery, RunLog } from '../../../src-shared/api'
 import { decimalMicro, decodeCursor, pageLimit, timeMs, timeMsOrNull } from '../values'
-import { RowWriter } from './rows'
+import { RowWriter, type WriteResult } from './rows'
 import { toPage, type Page } from './statements'
 
 /**
@@ -13,7 +13,7 @@ import { toPage, type Page } from './statements'
 class RunOrgs {
   private readonly orgOf: Database.Statement
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.orgOf = db.prepare('SELECT org_id FROM runs WHERE id = ?').pluck()
   }
 
@@ -29,6 +29,38 @@ class RunOrgs {
       orgs.set(runId, org)
     }
     return orgs
+  }
+
+  /**
+   * A page of one kind of child, written in one transaction, answering how many rows were
+   * written: each row is the record's id, its run's organization, its run's id, then `rest`.
+   * `afterWrite` follows each row that was not stale (a delivery's attempts).
+   */
+  pageWriter<T extends { id: string; run_id: string }>(
+    rows: RowWriter,
+    what: string,
+    rest: (record: T) => unknown[],
+    afterWrite?: (record: T, result: Exclude<WriteResult, 'stale'>) => void,
+  ): Database.Transaction<(records: readonly T[]) => number> {
+    return this.db.transaction((records: readonly T[]) => {
+      const org = this.resolve(
+        records.map((r) => r.run_id),
+        what,
+      )
+      let written = 0
+      for (const record of records) {
+        const result = rows.write([
+          record.id,
+          org.get(record.run_id),
+          record.run_id,
+          ...rest(record),
+        ])
+        if (result === 'stale') continue
+        written++
+        afterWrite?.(record, result)
+      }
+      return written
+    })
   }
 }
 
@@ -60,32 +92,18 @@ export class NodeRunsRepository {
     this.ofRun = db
       .prepare('SELECT json FROM node_runs WHERE run_id = ? ORDER BY created_ms, seq')
       .pluck()
-    this.writePage = db.transaction((records: readonly NodeRun[]) => {
-      const org = orgs.resolve(
-        records.map((r) => r.run_id),
-        'node runs',
-      )
-      let written = 0
-      for (const r of records) {
-        const result = this.rows.write([
-          r.id,
-          org.get(r.run_id),
-          r.run_id,
-          r.flow_node_id,
-          r.wfengine_node_id,
-          r.status_code,
-          r.cost,
-          decimalMicro(r.cost),
-          timeMs(r.created_at, 'node_run.created_at'),
-          timeMs(r.updated_at, 'node_run.updated_at'),
-          timeMsOrNull(r.started_at, 'node_run.started_at'),
-          timeMsOrNull(r.completed_at, 'node_run.completed_at'),
-          JSON.stringify(r),
-        ])
-        if (result !== 'stale') written++
-      }
-      return written
-    })
+    this.writePage = orgs.pageWriter<NodeRun>(this.rows, 'node runs', (r) => [
+      r.flow_node_id,
+      r.wfengine_node_id,
+      r.status_code,
+      r.cost,
+      decimalMicro(r.cost),
+      timeMs(r.created_at, 'node_run.created_at'),
+      timeMs(r.updated_at, 'node_run.updated_at'),
+      timeMsOrNull(r.started_at, 'node_run.started_at'),
+      timeMsOrNull(r.completed_at, 'node_run.completed_at'),
+      JSON.stringify(r),
+    ])
   }
 
   upsertPage(records: readonly NodeRun[]): number {
@@ -123,27 +141,13 @@ export class RunLogsRepository {
     const order = 'ORDER BY created_ms, seq LIMIT ?'
     this.firstPage = db.prepare(`${select} ${order}`).raw()
     this.nextPage = db.prepare(`${select} AND (created_ms, seq) > (?, ?) ${order}`).raw()
-    this.writePage = db.transaction((records: readonly RunLog[]) => {
-      const org = orgs.resolve(
-        records.map((r) => r.run_id),
-        'logs',
-      )
-      let written = 0
-      for (const r of records) {
-        const result = this.rows.write([
-          r.id,
-          org.get(r.run_id),
-          r.run_id,
-          r.node_run_id,
-          r.level_code,
-          r.message,
-          timeMs(r.created_at, 'run_log.created_at'),
-          JSON.stringify(r),
-        ])
-        if (result !== 'stale') written++
-      }
-      return written
-    })
+    this.writePage = orgs.pageWriter<RunLog>(this.rows, 'logs', (r) => [
+      r.node_run_id,
+      r.level_code,
+      r.message,
+      timeMs(r.created_at, 'run_log.created_at'),
+      JSON.stringify(r),
+    ])
   }
 
   upsertPage(records: readonly RunLog[]): number {
@@ -200,29 +204,21 @@ export class CallbackDeliveriesRepository {
     this.ofRun = db
       .prepare('SELECT json FROM run_callback_deliveries WHERE run_id = ? ORDER BY created_ms, seq')
       .pluck()
-    this.writePage = db.transaction((records: readonly RunCallbackDelivery[]) => {
-      const org = orgs.resolve(
-        records.map((r) => r.run_id),
-        'callback deliveries',
-      )
-      let written = 0
-      for (const d of records) {
-        const result = this.rows.write([
-          d.id,
-          org.get(d.run_id),
-          d.run_id,
-          d.status_code,
-          d.failure_reason_code,
-          d.is_automatic ? 1 : 0,
-          d.attempt_count,
-          timeMs(d.created_at, 'delivery.created_at'),
-          timeMs(d.updated_at, 'delivery.updated_at'),
-          timeMsOrNull(d.completed_at, 'delivery.completed_at'),
-          timeMsOrNull(d.next_attempt_at, 'delivery.next_attempt_at'),
-          JSON.stringify(d),
-        ])
-        if (result === 'stale') continue
-        written++
+    this.writePage = orgs.pageWriter<RunCallbackDelivery>(
+      this.rows,
+      'callback deliveries',
+      (d) => [
+        d.status_code,
+        d.failure_reason_code,
+        d.is_automatic ? 1 : 0,
+        d.attempt_count,
+        timeMs(d.created_at, 'delivery.created_at'),
+        timeMs(d.updated_at, 'delivery.updated_at'),
+        timeMsOrNull(d.completed_at, 'delivery.completed_at'),
+        timeMsOrNull(d.next_attempt_at, 'delivery.next_attempt_at'),
+        JSON.stringify(d),
+      ],
+      (d, result) => {
         if (result === 'updated') this.deleteAttempts.run(d.id)
         d.attempts.forEach((a, position) => {
           this.insertAttempt.run(
@@ -236,9 +232,8 @@ export class CallbackDeliveriesRepository {
             timeMs(a.created_at, 'attempt.created_at'),
           )
         })
-      }
-      return written
-    })
+      },
+    )
   }
 
   upsertPage(records: readonly RunCallbackDelivery[]): number {

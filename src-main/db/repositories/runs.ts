@@ -1,30 +1,13 @@
 import type Database from 'better-sqlite3'
 import type { Run, RunStatusCode } from '../../../src-shared/api'
-import {
-  boundMs,
-  decimalMicro,
-  decodeCursor,
-  idList,
-  pageLimit,
-  timeMs,
-  timeMsOrNull,
-  type TimeBound,
-} from '../values'
+import { decimalMicro, idList, timeMs, timeMsOrNull } from '../values'
 import { RowWriter } from './rows'
-import { Conditions, StatementCache, toPage, type Page } from './statements'
+import { newestFirstPage, StatementCache, type NewestFirstQuery, type Page } from './statements'
 
-export interface RunListQuery {
-  orgId: string
+export interface RunListQuery extends NewestFirstQuery {
   status?: RunStatusCode
   /** `provider/model`. */
   model?: string
-  /** Created at or after. */
-  from?: TimeBound
-  /** Created before. */
-  to?: TimeBound
-  limit?: number
-  /** The `next` of the previous page. */
-  after?: string | null
 }
 
 /** Input keys that hold the prompt, most specific first; flows name their inputs freely. */
@@ -155,21 +138,10 @@ export class RunsRepository {
 
   /** Newest first, keyset-paged on (created, seq) so deep pages cost what the first one does. */
   list(query: RunListQuery): Page<Run> {
-    const limit = pageLimit(query.limit)
-    const where = new Conditions().add('org_id = ?', query.orgId)
-    if (query.status !== undefined) where.add('status_code = ?', query.status)
-    if (query.model !== undefined) where.add('model_slug = ?', query.model)
-    if (query.from !== undefined) where.add('created_ms >= ?', boundMs(query.from, 'from'))
-    if (query.to !== undefined) where.add('created_ms < ?', boundMs(query.to, 'to'))
-    if (query.after) where.add('(created_ms, seq) < (?, ?)', ...decodeCursor(query.after, 'number'))
-    const rows = this.lists
-      .get(
-        `SELECT created_ms, seq, json FROM runs WHERE ${where.sql}
-         ORDER BY created_ms DESC, seq DESC LIMIT ?`,
-      )
-      .raw()
-      .all(...where.values, limit + 1) as unknown[][]
-    return toPage<Run>(rows, limit)
+    return newestFirstPage<Run>(this.lists, 'runs', query, (where) => {
+      if (query.status !== undefined) where.add('status_code = ?', query.status)
+      if (query.model !== undefined) where.add('model_slug = ?', query.model)
+    })
   }
 }
 

@@ -293,7 +293,7 @@ export class DeliveryEngine {
         attempts: [...delivery.attempts, attempt],
       }))
       if (webhook)
-        this.queries.insertImmutable(COLLECTIONS.webhookAttempts, ref.orgId, ref.id, attempt)
+        this.services.store.insertImmutable(COLLECTIONS.webhookAttempts, ref.orgId, attempt, ref.id)
       return retryAtMs
     })
     if (next !== null) this.schedule(ref.collection, ref.orgId, ref.id, next)

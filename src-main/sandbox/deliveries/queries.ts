@@ -19,32 +19,6 @@ export interface OpenDelivery {
 export class DeliveryQueries {
   constructor(private readonly store: RecordStore) {}
 
-  /**
-   * Stores a record whose contract shape has no `updated_at` (a delivery attempt never changes),
-   * so its JSON stays exactly that shape; the column still gets the creation time.
-   */
-  insertImmutable(
-    collection: string,
-    orgId: string,
-    parentId: string,
-    record: { id: string; created_at: string },
-  ): void {
-    this.store
-      .prepared(
-        `INSERT INTO records (collection, id, org_id, parent_id, created_at, updated_at, doc)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        collection,
-        record.id,
-        orgId,
-        parentId,
-        record.created_at,
-        record.created_at,
-        JSON.stringify(record),
-      )
-  }
-
   /** Live records of one parent, oldest first (insertion order breaks a tie within a millisecond). */
   children<T>(collection: string, orgId: string, parentId: string): T[] {
     const rows = this.store

@@ -7,6 +7,7 @@ import { sweepUploads, type UploadContext } from './upload-state'
 import { uploadHandlers } from './uploads'
 
 export { seedAssets } from './history'
+export { nameProblem } from './records'
 
 export interface MediaOptions {
   /** How long a presigned part URL accepts PUTs (default 15 minutes). */

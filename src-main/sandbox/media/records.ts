@@ -136,19 +136,23 @@ export function requireTargetFolder(
  * blank or padded names; folder names are also never `.` or `..` (their paths would lie).
  */
 export function checkName(name: string, field: string, kind: 'folder' | 'asset'): void {
-  const problem =
-    name.trim() === ''
-      ? 'must not be blank'
-      : name !== name.trim()
-        ? 'must not start or end with spaces'
-        : /\p{Cc}/u.test(name)
-          ? 'must not contain control characters'
-          : kind === 'folder' && (name === '.' || name === '..')
-            ? 'must not be . or ..'
-            : null
+  const problem = nameProblem(name, kind)
   if (problem) {
     throw invalid(`The ${kind} name ${JSON.stringify(name)} ${problem}.`, [
       { field, code: 'pattern', message: `${field} ${problem}.` },
     ])
   }
+}
+
+/** What is wrong with a folder's or asset's name, in words that follow it, or null. */
+export function nameProblem(name: string, kind: 'folder' | 'asset'): string | null {
+  return name.trim() === ''
+    ? 'must not be blank'
+    : name !== name.trim()
+      ? 'must not start or end with spaces'
+      : /\p{Cc}/u.test(name)
+        ? 'must not contain control characters'
+        : kind === 'folder' && (name === '.' || name === '..')
+          ? 'must not be . or ..'
+          : null
 }

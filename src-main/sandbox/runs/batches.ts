@@ -2,10 +2,11 @@ import type { Batch, BatchCreate, Run } from '../../../src-shared/api'
 import { formatCredits } from '../accounts'
 import { requireCallbackSecret } from '../deliveries/secrets'
 import { conflict, SandboxError } from '../errors'
-import { decimalToMicro, estimateCost, findModel, microToDecimal } from '../models'
+import { decimalToMicro, estimateCost, microToDecimal } from '../models'
 import type { SandboxServices } from '../services'
 import type { RunEngine } from './engine'
 import { IdempotencyKeys, fingerprintOf } from './idempotency'
+import { requireCatalogModel } from './model-target'
 import { isTerminal, type StoredRun } from './types'
 
 /**
@@ -98,14 +99,7 @@ export class Batches {
     idempotency: { key: string | null; fingerprint: unknown },
   ): { batch: Batch; replayed: boolean } {
     const { store, accounts } = this.services
-    const model = findModel(body.model)
-    if (!model) {
-      throw new SandboxError(
-        404,
-        'NOT_FOUND',
-        `There is no model ${body.model}. List the models with GET /v1/models, or look one up with q=slug=provider/model.`,
-      )
-    }
+    const model = requireCatalogModel(body.model)
     requireCallbackSecret(store, orgId, body.callback_secret_id)
     const key = idempotency.key
     const fingerprint = key ? fingerprintOf(idempotency.fingerprint) : ''

@@ -1,6 +1,7 @@
-import sharp from 'sharp'
+import { sharp } from '../../native'
 import type { Asset } from '../../../src-shared/api'
 import { findBuiltinNode } from '../authoring'
+import { nameProblem } from '../media'
 import { analyseImage, cuesOf, EVALUATION_PRICE_MICRO, runJudges } from '../evaluations'
 import { failedStep, stoppedFailure, checkPorts, type StepContext, type StepResult } from './steps'
 import { bytesOf, isStoredFile, nodeSeed, storeImage } from './values'
@@ -60,10 +61,10 @@ const done = (
   failure: null,
 })
 
-async function loadImage(ctx: StepContext, value: unknown, name: string): Promise<Buffer> {
-  let bytes: Buffer
+/** The bytes an input names (a stored file, a URL, inline data), or a failure naming the input. */
+async function loadInput(ctx: StepContext, value: unknown, name: string): Promise<Buffer> {
   try {
-    bytes = await bytesOf(ctx.services, value, ctx.fetchImage)
+    return await bytesOf(ctx.services, value, ctx.fetchImage)
   } catch (error) {
     throw new StepFailure(
       'INPUT_FETCH_FAILED',
@@ -71,6 +72,10 @@ async function loadImage(ctx: StepContext, value: unknown, name: string): Promis
       `The ${name} input could not be loaded: ${reason(error)}.`,
     )
   }
+}
+
+async function loadImage(ctx: StepContext, value: unknown, name: string): Promise<Buffer> {
+  const bytes = await loadInput(ctx, value, name)
   try {
     await sharp(bytes).metadata()
   } catch (error) {
@@ -279,14 +284,8 @@ async function describe(
 }
 
 function checkAssetName(name: string): void {
-  const problem =
-    name.trim() === ''
-      ? 'must not be blank'
-      : name !== name.trim()
-        ? 'must not start or end with spaces'
-        : /\p{Cc}/u.test(name)
-          ? 'must not contain control characters'
-          : null
+  // The rule of names the media area keeps for an upload, so a saved asset could be uploaded.
+  const problem = nameProblem(name, 'asset')
   if (problem) throw invalidInput(`The name input ${JSON.stringify(name)} ${problem}.`)
 }
 
@@ -314,16 +313,7 @@ async function saveToAssets(
     )
   }
   if (typeof input.name === 'string') checkAssetName(input.name)
-  let bytes: Buffer
-  try {
-    bytes = await bytesOf(ctx.services, value, ctx.fetchImage)
-  } catch (error) {
-    throw new StepFailure(
-      'INPUT_FETCH_FAILED',
-      'preprocess',
-      `The ${kind} input could not be loaded: ${reason(error)}.`,
-    )
-  }
+  const bytes = await loadInput(ctx, value, kind)
   const described = await describe(bytes, value, kind)
   failIfStopped(ctx)
   const { sha256, size } = blobs.put(bytes)

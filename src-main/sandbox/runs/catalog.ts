@@ -2,11 +2,12 @@ import type { Model, ModelRelatedLink } from '../../../src-shared/api'
 import { notFound, SandboxError } from '../errors'
 import { getOne, listOf, type GenericHandler } from '../handlers/common'
 import type { HandlerContext, Handlers, OperationId } from '../handlers/types'
-import { findModel, MODEL_CATALOG, MODEL_CREATORS, MODEL_FAMILIES } from '../models'
+import { MODEL_CATALOG, MODEL_CREATORS, MODEL_FAMILIES } from '../models'
 import { writeGlobal } from '../seed'
 import type { SandboxArea, SandboxServices } from '../services'
 import type { RecordStore } from '../store'
 import { modelStats } from './stats'
+import { requireCatalogModel } from './model-target'
 
 /**
  * The embedded lists of a model, each also kept as its own global collection (parent = the model)
@@ -186,15 +187,7 @@ const SLUG_PATH = '/v1/models/{provider}/{model}'
  * read `GET /v1/models/acme/pixel-fox` without first searching for the id.
  */
 function readModelBySlug(store: RecordStore, slug: string, orgId: string): Model {
-  const found = findModel(slug)
-  if (!found) {
-    throw new SandboxError(
-      404,
-      'NOT_FOUND',
-      `There is no model ${slug}. List the models with GET /v1/models, or look one up with q=slug=provider/model.`,
-    )
-  }
-  return readModel(store, found.id, orgId)
+  return readModel(store, requireCatalogModel(slug).id, orgId)
 }
 
 /**

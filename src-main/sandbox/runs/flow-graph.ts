@@ -8,13 +8,15 @@ import {
   failedStep,
   stoppedFailure,
   type Failure,
+  addNodeWork,
+  startOutcome,
   type GraphOutcome,
   type StepContext,
   type StepResult,
 } from './steps'
-import type { NodeWork } from './types'
 import { asModelInput, isRecord, isStoredFile, nodeSeed } from './values'
 import { runWorkflowGraph } from './workflow-graph'
+import { feedersFirst } from './order'
 
 /** Sub-flows within sub-flows stop here, even without a loop: a graph this deep is a mistake. */
 export const MAX_FLOW_DEPTH = 8
@@ -39,20 +41,9 @@ export function executionOrder(nodes: readonly StoredNode[]): StoredNode[] {
     }
     waitingOn.set(node.id, feeders)
   }
-  const order: StoredNode[] = []
-  const placed = new Set<string>()
-  while (order.length < nodes.length) {
-    const ready =
-      nodes.find(
-        (node) =>
-          !placed.has(node.id) &&
-          [...(waitingOn.get(node.id) ?? [])].every((from) => placed.has(from)),
-      ) ?? nodes.find((node) => !placed.has(node.id))
-    if (!ready) break
-    placed.add(ready.id)
-    order.push(ready)
-  }
-  return order
+  return feedersFirst(nodes, (node, placed) =>
+    [...(waitingOn.get(node.id) ?? [])].every((from) => placed.has(from)),
+  )
 }
 
 /** What a node runs, for its first log line. */
@@ -299,23 +290,9 @@ export async function runFlowGraph(
   flow: StoredFlow,
   given: Record<string, unknown>,
 ): Promise<GraphOutcome> {
-  const outcome: GraphOutcome = {
-    output: Object.fromEntries(flow.outputs.map((output) => [output.name, null])),
-    nodes: [],
-    logs: [],
-    cost_micro: 0,
-    workMs: 0,
-    failure: null,
-  }
   const checked = checkPorts(`The flow ${JSON.stringify(flow.name)}`, flow.inputs, given)
-  if (checked.problems.length > 0) {
-    outcome.failure = {
-      code: 'INPUT_VALIDATION_FAILED',
-      stage: 'preprocess',
-      message: checked.problems.join(' '),
-    }
-    return outcome
-  }
+  const outcome = startOutcome(flow.outputs, checked.problems)
+  if (checked.problems.length > 0) return outcome
   const values = new Map<string, unknown>()
   for (const node of executionOrder(flow.nodes)) {
     if (ctx.signal.aborted) {
@@ -335,22 +312,12 @@ export async function runFlowGraph(
     const closing: ModelLog[] = step.failure
       ? []
       : [{ level_code: 'info', message: `Done; it made ${madeOf(step.ports)}.` }]
-    const work: NodeWork = {
+    addNodeWork(outcome, step, {
       flow_node_id: node.id,
       wfengine_node_id: null,
       input: step.input ?? input,
-      status_code: step.failure ? 'failed' : 'succeeded',
-      output: step.output,
-      cost_micro: step.cost_micro,
-      failure_code: step.failure?.code ?? null,
-      failure_stage: step.failure?.stage ?? null,
-      failure_message: step.failure?.message ?? null,
       logs: [opening, ...step.logs, ...closing],
-      workMs: step.workMs,
-    }
-    outcome.nodes.push(work)
-    outcome.workMs += step.workMs
-    outcome.cost_micro += step.cost_micro
+    })
     if (step.failure) {
       outcome.failure = nodeFailure(node, step.failure)
       return outcome

@@ -12,17 +12,22 @@ import {
 import type { SandboxServices } from '../services'
 import type { NodeWork, RunTarget, RunWork, TargetHandler } from './types'
 
-function modelOf(target: RunTarget): CatalogModel {
-  if (target.type !== 'model') throw new Error(`not a model target: ${target.type}`)
-  const model = findModel(target.model)
+/** The catalog's model of a `provider/model` slug a run or a batch names, or a 404 that says where to look. */
+export function requireCatalogModel(slug: string): CatalogModel {
+  const model = findModel(slug)
   if (!model) {
     throw new SandboxError(
       404,
       'NOT_FOUND',
-      `There is no model ${target.model}. List the models with GET /v1/models, or look one up with q=slug=provider/model.`,
+      `There is no model ${slug}. List the models with GET /v1/models, or look one up with q=slug=provider/model.`,
     )
   }
   return model
+}
+
+function modelOf(target: RunTarget): CatalogModel {
+  if (target.type !== 'model') throw new Error(`not a model target: ${target.type}`)
+  return requireCatalogModel(target.model)
 }
 
 /** A stored file: what a presigned URL is minted from when the run is read. */

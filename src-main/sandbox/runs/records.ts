@@ -46,15 +46,7 @@ export class RunRecords {
   }
 
   insertRun(orgId: string, parentId: string, run: StoredRun): void {
-    this.statements.insert.run(
-      'runs',
-      run.id,
-      orgId,
-      parentId,
-      run.created_at,
-      run.updated_at,
-      JSON.stringify(run),
-    )
+    this.insert('runs', orgId, parentId, run, run.updated_at)
   }
 
   saveRun(orgId: string, run: StoredRun): void {
@@ -63,26 +55,28 @@ export class RunRecords {
 
   insertLog(orgId: string, log: RunLog): void {
     // RunLog has no updated_at: a log line never changes, so the column takes its creation time.
-    this.statements.insert.run(
-      'run_logs',
-      log.id,
-      orgId,
-      log.run_id,
-      log.created_at,
-      log.created_at,
-      JSON.stringify(log),
-    )
+    this.insert('run_logs', orgId, log.run_id, log, log.created_at)
   }
 
   insertNodeRun(orgId: string, nodeRun: NodeRun): void {
+    this.insert('node_runs', orgId, nodeRun.run_id, nodeRun, nodeRun.updated_at)
+  }
+
+  private insert(
+    collection: string,
+    orgId: string,
+    parentId: string,
+    record: { id: string; created_at: string },
+    updatedAt: string,
+  ): void {
     this.statements.insert.run(
-      'node_runs',
-      nodeRun.id,
+      collection,
+      record.id,
       orgId,
-      nodeRun.run_id,
-      nodeRun.created_at,
-      nodeRun.updated_at,
-      JSON.stringify(nodeRun),
+      parentId,
+      record.created_at,
+      updatedAt,
+      JSON.stringify(record),
     )
   }
 

@@ -64,6 +64,53 @@ export const stoppedFailure = (): Failure => ({
   message: 'The run was stopped before all of its nodes ran.',
 })
 
+/**
+ * A graph's outcome before its first node: every output empty, and, when the input did not fit
+ * the graph's inputs (`checkPorts`' problems), the failure that ends it at preprocess.
+ */
+export function startOutcome(
+  outputs: readonly { name: string }[],
+  problems: readonly string[],
+): GraphOutcome {
+  return {
+    output: Object.fromEntries(outputs.map((output) => [output.name, null])),
+    nodes: [],
+    logs: [],
+    cost_micro: 0,
+    workMs: 0,
+    failure:
+      problems.length > 0
+        ? { code: 'INPUT_VALIDATION_FAILED', stage: 'preprocess', message: problems.join(' ') }
+        : null,
+  }
+}
+
+/**
+ * Adds what one node did to its graph's outcome: its work, time and cost. Which node it was, what
+ * fed it and its log lines are the caller's; the rest comes from its step.
+ */
+export function addNodeWork(
+  outcome: GraphOutcome,
+  step: StepResult,
+  node: Pick<NodeWork, 'flow_node_id' | 'wfengine_node_id' | 'input' | 'logs'>,
+): void {
+  outcome.nodes.push({
+    flow_node_id: node.flow_node_id,
+    wfengine_node_id: node.wfengine_node_id,
+    input: node.input,
+    status_code: step.failure ? 'failed' : 'succeeded',
+    output: step.output,
+    cost_micro: step.cost_micro,
+    failure_code: step.failure?.code ?? null,
+    failure_stage: step.failure?.stage ?? null,
+    failure_message: step.failure?.message ?? null,
+    logs: node.logs,
+    workMs: step.workMs,
+  })
+  outcome.workMs += step.workMs
+  outcome.cost_micro += step.cost_micro
+}
+
 /** A graph's outcome as the run engine takes it. */
 export function workOf(outcome: GraphOutcome): RunWork {
   const common = { workMs: outcome.workMs, logs: outcome.logs, nodes: outcome.nodes }

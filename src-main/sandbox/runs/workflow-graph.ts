@@ -5,11 +5,14 @@ import {
   checkPorts,
   failedStep,
   stoppedFailure,
+  addNodeWork,
+  startOutcome,
   type GraphOutcome,
   type StepContext,
   type StepResult,
 } from './steps'
 import { asModelInput, isRecord, isStoredFile, nodeSeed } from './values'
+import { feedersFirst } from './order'
 
 /**
  * Workflow-engine workflows, run procedurally. The sandbox has no workflow engine; it reads the
@@ -104,20 +107,9 @@ export function parseWorkflowGraph(json: Record<string, unknown>): GraphNode[] {
 function dependencyOrder(nodes: readonly GraphNode[]): GraphNode[] {
   const sorted = [...nodes].sort(byId)
   const ids = new Set(sorted.map((node) => node.id))
-  const order: GraphNode[] = []
-  const placed = new Set<string>()
-  while (order.length < sorted.length) {
-    const ready =
-      sorted.find(
-        (node) =>
-          !placed.has(node.id) &&
-          Object.values(node.links).every((from) => placed.has(from) || !ids.has(from)),
-      ) ?? sorted.find((node) => !placed.has(node.id))
-    if (!ready) break
-    placed.add(ready.id)
-    order.push(ready)
-  }
-  return order
+  return feedersFirst(sorted, (node, placed) =>
+    Object.values(node.links).every((from) => placed.has(from) || !ids.has(from)),
+  )
 }
 
 const isImage = (value: unknown) =>
@@ -334,27 +326,13 @@ export async function runWorkflowGraph(
   workflow: Workflow,
   given: Record<string, unknown>,
 ): Promise<GraphOutcome> {
-  const outcome: GraphOutcome = {
-    output: Object.fromEntries(workflow.outputs.map((output) => [output.name, null])),
-    nodes: [],
-    logs: [],
-    cost_micro: 0,
-    workMs: 0,
-    failure: null,
-  }
   const ports = workflow.inputs.map((port) => ({
     ...port,
     behavior_code: port.default_behavior_code,
   }))
   const checked = checkPorts(`The workflow ${JSON.stringify(workflow.name)}`, ports, given)
-  if (checked.problems.length > 0) {
-    outcome.failure = {
-      code: 'INPUT_VALIDATION_FAILED',
-      stage: 'preprocess',
-      message: checked.problems.join(' '),
-    }
-    return outcome
-  }
+  const outcome = startOutcome(workflow.outputs, checked.problems)
+  if (checked.problems.length > 0) return outcome
   const nodes = parseWorkflowGraph(workflow.workflow_json)
   applyInputs(workflow, nodes, checked.input, ctx.seed)
   const values = new Map<string, unknown>()
@@ -364,24 +342,15 @@ export async function runWorkflowGraph(
     fed: Record<string, unknown>,
     step: StepResult,
   ) => {
-    outcome.nodes.push({
+    addNodeWork(outcome, step, {
       flow_node_id: null,
       wfengine_node_id: id,
       input: fed,
-      status_code: step.failure ? 'failed' : 'succeeded',
-      output: step.output,
-      cost_micro: step.cost_micro,
-      failure_code: step.failure?.code ?? null,
-      failure_stage: step.failure?.stage ?? null,
-      failure_message: step.failure?.message ?? null,
       logs: [
         { level_code: 'info', message: `Running ${classType} node ${id ?? '(output)'}.` },
         ...step.logs,
       ],
-      workMs: step.workMs,
     })
-    outcome.workMs += step.workMs
-    outcome.cost_micro += step.cost_micro
     if (step.failure) {
       outcome.failure = {
         code: step.failure.code,

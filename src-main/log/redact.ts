@@ -1,3 +1,5 @@
+// The one masking of secrets in text: the log's lines and the service client's errors both use it,
+// and it lives here, below both, so that the log needs nothing from the service.
 export const REDACTED = '[REDACTED]'
 
 // A token that reaches a message through some path we did not foresee (a
