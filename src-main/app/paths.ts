@@ -16,3 +16,10 @@ export function defaultHome(
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Atelier')
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Atelier')
 }
+
+/** The local sandbox's data, under the app's home: what `sandbox.reset` wipes, and nothing else. */
+export const SANDBOX_DIR = 'sandbox'
+
+export function sandboxDir(home: string): string {
+  return join(home, SANDBOX_DIR)
+}

@@ -1,9 +1,9 @@
 import type { AccountSummary } from '../../src-shared/domain/app'
 import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
 import type { SyncProgressStatus, SyncStatus } from '../../src-shared/domain/sync'
-import type { IpcEventName, IpcEvents } from '../../src-shared/ipc'
-import type { Backend } from '../app/backend'
+import type { IpcEvents } from '../../src-shared/ipc'
 import { openDatabases, type Databases, type DbNotice } from '../db'
+import { EventBus, type EventSink } from '../events/bus'
 import { openFlowEditor, type FlowEditor } from '../flows'
 import { requestLogger, type Logger } from '../log'
 import { MirrorSearch } from '../search'
@@ -18,54 +18,18 @@ import {
   type ServiceClient,
   type ServiceClientOptions,
 } from '../service'
-import { SYNC_COLLECTIONS, SyncEngine, type SyncCollection, type SyncResult } from '../sync'
+import { SYNC_COLLECTIONS, SyncEngine, type SyncCollection } from '../sync'
 import {
   OFFLINE_BACKOFF,
   SYNC_INTERVAL_MS,
   SyncScheduler,
   type SchedulerOptions,
   type SyncJob,
-} from './scheduler'
+} from './sync-schedule'
+import type { AfterSyncHook } from './after-sync'
+import type { Backend } from './backend'
 import { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
 import { realTimers, type Timers } from './timers'
-
-/** What a step run after each sync gets. */
-export interface AfterSyncContext {
-  /** How the pull itself went; a step that needs the service can skip when it was not ok. */
-  result: SyncResult
-  client: ServiceClient
-  databases: Databases
-  /** The profile the sync ran for: the outbox and the cursors are kept per profile. */
-  profile: string
-  orgId: string
-  /** Aborted when Atelier closes: stop soon, leave the ledger consistent. */
-  signal: AbortSignal
-  logger: Logger
-  /** Shown in the sync status under the step's name; leave `total` out when unknown. */
-  progress: (done: number, total?: number) => void
-}
-
-/**
- * A step run after each sync (not after one stopped by closing), in list order, while the status
- * still says `syncing`: the outbox replay and the downloads of new outputs belong here. A step
- * that throws is logged and the next one runs; it never changes the sync's outcome.
- */
-export interface AfterSyncHook {
-  /** In the user's words ("outbox", "media"): the status shows it as the collection. */
-  name: string
-  /** What the step did, in a line for people and whole for `--json`; nothing when it skipped. */
-  run: (context: AfterSyncContext) => Promise<AfterSyncOutcome | undefined>
-  /** Releases what the step holds open (a media store); called once, when the core closes. */
-  close?: () => Promise<void>
-}
-
-export interface AfterSyncOutcome {
-  summary: string
-  report: object
-}
-
-/** Pushes an event to whoever shows the app (the window, the browser bridge). */
-export type EventSink = <E extends IpcEventName>(event: E, payload: IpcEvents[E]) => void
 
 export interface CoreOptions {
   home: string
@@ -262,16 +226,10 @@ export function openCore(options: CoreOptions): Core {
   const logger = parent.child({ component: 'core' })
   logger.addSecret(backend.apiKey)
   const clock = options.clock ?? Date.now
-  const sinks = new Set<EventSink>()
-  const emit: EventSink = (event, payload) => {
-    for (const sink of sinks) {
-      try {
-        sink(event, payload)
-      } catch (error) {
-        logger.warn('an event listener failed', { event, err: error })
-      }
-    }
-  }
+  const events = new EventBus((event, error) => {
+    logger.warn('an event listener failed', { event, err: error })
+  })
+  const { emit } = events
 
   const notices: IpcEvents['app.notice'][] = []
   const onNotice = (notice: DbNotice) => {
@@ -467,12 +425,7 @@ export function openCore(options: CoreOptions): Core {
       schedulerOptions.intervalMs = settings.intervalMs
       void running.syncNow('the settings changed')
     },
-    onEvent: (sink) => {
-      sinks.add(sink)
-      return () => {
-        sinks.delete(sink)
-      }
-    },
+    onEvent: events.on,
     close: () => {
       closing ??= (async () => {
         // First: the runs' last events and records need the sinks and the databases.
@@ -490,7 +443,7 @@ export function openCore(options: CoreOptions): Core {
             logger.warn(`the after-sync step "${hook.name}" did not close cleanly`, { err: error })
           })
         }
-        sinks.clear()
+        events.clear()
         databases.close()
         logger.info('closed')
       })()

@@ -1,16 +1,18 @@
 /**
- * The app's local-first core: what the main process owns besides the window. One entry point,
- * `openCore({ home, backend, logger })`; Electron's `index.ts` only opens and closes it, and the
- * tests run it whole under Node against a real sandbox.
+ * The app's local-first core: what the main process owns besides the window, for one backend.
+ * One entry point, `openCore({ home, backend, logger })`; the workspace (`src-main/workspace`)
+ * opens and closes it, and the tests run it whole under Node against a real sandbox. It opens
+ * the features (flows, runs, run page, evaluations, assets) over its databases and client, and
+ * always has every one of them.
  *
  * Decisions, and why:
  *
  * - The core makes the one service client of the app from the backend, so the key stays in the
  *   main process and is added to the log's secrets before any line is written. The client's
  *   `log` hook writes a debug line per attempt and tells the scheduler when a request succeeded.
- * - Background sync (`SyncScheduler`): one at a time; a demand while a sync runs joins it and
- *   gets the status it ends with. One at start, then every 5 minutes counted from the end of the
- *   last one (so a slow sync never overlaps the next). When the service cannot be reached, or
+ * - Background sync (`SyncScheduler` in `sync-schedule.ts`): one at a time; a demand while a
+ *   sync runs joins it and gets the status it ends with. One at start, then every 5 minutes
+ *   counted from the end of the last one (so a slow sync never overlaps the next). When the service cannot be reached, or
  *   answers with something that stops the sync, it tries again after 30 s, doubling to 5 min;
  *   and as soon as any request succeeds again (a click in the window, a replay) it syncs at once
  *   instead of waiting. A refused key (401/403) waits the regular interval: asking again soon
@@ -37,14 +39,10 @@
  *   interval and the backoff on by hand while everything else (HTTP, SQLite) is real.
  */
 export { openCore } from './core'
-export type {
-  AfterSyncContext,
-  AfterSyncHook,
-  Core,
-  CoreOptions,
-  CoreSettings,
-  EventSink,
-} from './core'
-export { OFFLINE_BACKOFF, PROGRESS_EVENT_MS, SYNC_INTERVAL_MS } from './scheduler'
+export type { Core, CoreOptions, CoreSettings } from './core'
+export type { AfterSyncContext, AfterSyncHook, AfterSyncOutcome } from './after-sync'
+export type { Backend } from './backend'
+export type { EventSink } from '../events/bus'
+export { OFFLINE_BACKOFF, PROGRESS_EVENT_MS, SYNC_INTERVAL_MS } from './sync-schedule'
 export { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
 export { realTimers, type Timers } from './timers'

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { MediaStore } from '../media-store'
 import { OutboxReplayer } from '../outbox'
 import { ledgerPins, MediaFetcher } from '../sync'
-import type { AfterSyncHook } from './core'
+import type { AfterSyncHook } from './after-sync'
 
 const MIB = 1024 * 1024
 

@@ -1,5 +1,5 @@
-import type { IpcError } from '../../src-shared/ipc/result'
 import type { LocalFlowContent } from '../db'
+import type { CodedIssue } from '../errors/coded'
 import { parseFlowDocument, type FlowDocument, type FlowProblem } from '../executor'
 import { FlowEditorError } from './errors'
 
@@ -7,7 +7,7 @@ import { FlowEditorError } from './errors'
 export const FLOW_FILE_SUFFIX = '.atelier-flow.json'
 
 /** Flow problems as the window shows a refused argument's: a path and what to do. */
-export function issuesOf(problems: readonly FlowProblem[]): NonNullable<IpcError['issues']> {
+export function issuesOf(problems: readonly FlowProblem[]): CodedIssue[] {
   return problems.map((problem) => ({ path: problem.path, message: problem.message }))
 }
 

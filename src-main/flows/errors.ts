@@ -1,4 +1,4 @@
-import type { IpcError } from '../../src-shared/ipc/result'
+import { CodedError } from '../errors/coded'
 
 /**
  * Stable codes of the flow editor's services; each reaches the window with its message, which
@@ -23,16 +23,9 @@ export type FlowEditorErrorCode =
   /** The run could not start (the estimate exceeds the balance, the service refused…). */
   | 'RUN_REFUSED'
 
-export class FlowEditorError extends Error {
-  constructor(
-    readonly code: FlowEditorErrorCode,
-    message: string,
-    /** Field-level problems (a flow file's, by path), as the window shows them. */
-    readonly issues?: IpcError['issues'],
-  ) {
-    super(message)
-    this.name = 'FlowEditorError'
-  }
+/** Field-level problems (`issues`: a flow file's, by path) go to the window with it. */
+export class FlowEditorError extends CodedError<FlowEditorErrorCode> {
+  override readonly name = 'FlowEditorError'
 }
 
 export const isFlowEditorError = (error: unknown): error is FlowEditorError =>

@@ -1,9 +1,10 @@
 /**
  * The flow editor's services in the main process: the flows a person can open, saving and
  * versions, checking a flow before a run, the node palette, and runs with live events. One
- * entry, `openFlowEditor`, which the core opens over its own databases, client and event sink;
- * the IPC handlers call it (`FlowEditorControl`, one method per channel of
- * `src-shared/ipc/contract.ts`) and turn a `FlowEditorError` into the channel's error.
+ * entry, `openFlowEditor`, which the core opens over its own databases, client and event sink.
+ * Its interface is `FlowEditor` (`types.ts`), one method per channel, taking the domain's
+ * requests (`src-shared/domain/flow-editor.ts`); the IPC layer adapts it to the channels, and a
+ * `FlowEditorError` (a `CodedError`) reaches the window as its code and message.
  *
  * Decisions, and why:
  *
@@ -52,7 +53,8 @@
  *   rest is left out unvalidated. Closing the core cancels every run (remote runs too) and
  *   waits for their records.
  */
-export { openFlowEditor, TRASH_KEPT_MS, type FlowEditor, type FlowEditorOptions } from './service'
+export { openFlowEditor, TRASH_KEPT_MS, type FlowEditorOptions } from './editor'
+export type { FlowEditor } from './types'
 export { FlowEditorError, isFlowEditorError, type FlowEditorErrorCode } from './errors'
 export { FLOW_FILE_SUFFIX } from './documents'
 export { upTo } from './runs'

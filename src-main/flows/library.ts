@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import type { Flow } from '../../src-shared/api'
 import type {
+  FlowCreate,
+  FlowImport,
+  FlowRef,
+  FlowRename,
+  FlowSave,
   FlowSource,
   FlowSummary,
   FlowVersion,
+  FlowVersionRef,
+  FlowVersionSave,
   StoredFlow,
 } from '../../src-shared/domain/flow-editor'
-import type { IpcParsedArgs } from '../../src-shared/ipc'
 import { timeMs, type Ledger, type LocalFlowRecord, type LocalFlowScope, type Mirror } from '../db'
 import type { FlowDocument, OnlineCatalog } from '../executor'
 import type { Logger } from '../log'
@@ -87,14 +93,14 @@ export class FlowLibrary {
     return summaries.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name))
   }
 
-  async get({ id }: IpcParsedArgs<'flows.get'>): Promise<StoredFlow> {
+  async get({ id }: FlowRef): Promise<StoredFlow> {
     const local = this.liveLocal(id)
     if (local) return this.stored(local)
     const { flow, source } = await this.serviceFlow(id)
     return { ...serviceSummary(flow, source), flow: asJson(flow), versions: [] }
   }
 
-  async create({ name, from }: IpcParsedArgs<'flows.create'>): Promise<StoredFlow> {
+  async create({ name, from }: FlowCreate): Promise<StoredFlow> {
     const id = randomUUID()
     const now = new Date(this.options.clock()).toISOString()
     const flow =
@@ -104,7 +110,7 @@ export class FlowLibrary {
     return this.stored(this.local.create(this.scope, id, contentOf(flow)))
   }
 
-  save({ id, flow, baseUpdatedMs }: IpcParsedArgs<'flows.save'>): { updatedMs: number } {
+  save({ id, flow, baseUpdatedMs }: FlowSave): { updatedMs: number } {
     this.editable(id)
     const document = readFlow(flow, 'The flow')
     if (document.id !== id) {
@@ -125,7 +131,7 @@ export class FlowLibrary {
     throw notFound(id)
   }
 
-  rename({ id, name }: IpcParsedArgs<'flows.rename'>): FlowSummary {
+  rename({ id, name }: FlowRename): FlowSummary {
     const record = this.editable(id)
     const document = { ...readFlow(record.flow, 'The stored flow'), name }
     const written = this.local.update(this.scope, id, contentOf(document))
@@ -133,30 +139,30 @@ export class FlowLibrary {
     return this.summary(id)
   }
 
-  delete({ id }: IpcParsedArgs<'flows.delete'>): null {
+  delete({ id }: FlowRef): null {
     this.owned(id)
     this.local.trash(this.scope, id)
     return null
   }
 
-  restore({ id }: IpcParsedArgs<'flows.restore'>): FlowSummary {
+  restore({ id }: FlowRef): FlowSummary {
     this.owned(id)
     this.local.restore(this.scope, id)
     return this.summary(id)
   }
 
-  import({ json }: IpcParsedArgs<'flows.import'>): StoredFlow {
+  import({ json }: FlowImport): StoredFlow {
     const id = randomUUID()
     const flow = withFlowId(readFlow(json, 'The file'), id)
     return this.stored(this.local.create(this.scope, id, contentOf(flow)))
   }
 
-  async export({ id }: IpcParsedArgs<'flows.export'>): Promise<{ fileName: string; json: string }> {
+  async export({ id }: FlowRef): Promise<{ fileName: string; json: string }> {
     const flow = await this.document(id)
     return { fileName: fileNameOf(flow), json: flowFileText(flow) }
   }
 
-  saveVersion({ id, name }: IpcParsedArgs<'flows.saveVersion'>): FlowVersion {
+  saveVersion({ id, name }: FlowVersionSave): FlowVersion {
     const record = this.editable(id)
     const { version, createdMs } = this.local.addVersion(id, name, record.flow)
     return { version, name, createdMs }
@@ -166,7 +172,7 @@ export class FlowLibrary {
    * The version becomes the current flow; what was current is kept first as a version of its
    * own ("Before restoring …"), so a restore is undone by restoring that one.
    */
-  restoreVersion({ id, version }: IpcParsedArgs<'flows.restoreVersion'>): StoredFlow {
+  restoreVersion({ id, version }: FlowVersionRef): StoredFlow {
     const record = this.editable(id)
     const kept = this.local.version(id, version)
     if (!kept) {

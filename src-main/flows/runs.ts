@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import type { FlowRunEventMessage, StartedRun } from '../../src-shared/domain/flow-editor'
+import type {
+  FlowRunEventMessage,
+  FlowRunRef,
+  FlowRunRequest,
+  StartedRun,
+} from '../../src-shared/domain/flow-editor'
 import type { FlowRunEvent } from '../../src-shared/domain/flow-run'
-import type { IpcParsedArgs } from '../../src-shared/ipc'
 import type { Ledger, LocalFlowScope } from '../db'
 import {
   isFlowRunError,
@@ -48,14 +52,16 @@ export class EditorRuns {
 
   constructor(private readonly options: EditorRunsOptions) {}
 
-  async start(args: IpcParsedArgs<'flowRuns.start'>): Promise<StartedRun> {
+  // Arrow properties: the editor hands them to its callers as they are, with no wrapper between.
+  readonly start = async (request: FlowRunRequest): Promise<StartedRun> => {
     if (this.closing) {
       throw new FlowEditorError('RUN_REFUSED', 'Atelier is closing; start the run again later.')
     }
-    let flow = readFlow(args.flow, 'The flow')
-    let { inputs, force } = args
-    if (args.only !== undefined) {
-      flow = upTo(flow, args.only)
+    // The one parse of the flow: the IPC contract passes its JSON through untouched.
+    let flow = readFlow(request.flow, 'The flow')
+    let { inputs, force } = request
+    if (request.only !== undefined) {
+      flow = upTo(flow, request.only)
       // What the cut left out needs no inputs and is not run, forced or not.
       const names = new Set(flow.inputs.map((input) => input.name))
       inputs = Object.fromEntries(Object.entries(inputs).filter(([name]) => names.has(name)))
@@ -88,7 +94,7 @@ export class EditorRuns {
       profile: scope.profile,
       orgId: scope.orgId,
       force,
-      ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
+      ...(request.concurrency === undefined ? {} : { concurrency: request.concurrency }),
       flowRunId,
       signal: controller.signal,
       onEvent: (event) => {
@@ -122,7 +128,7 @@ export class EditorRuns {
     return { flowRunId }
   }
 
-  cancel({ flowRunId }: IpcParsedArgs<'flowRuns.cancel'>): null {
+  readonly cancel = ({ flowRunId }: FlowRunRef): null => {
     const run = this.running.get(flowRunId)
     if (!run) {
       throw new FlowEditorError(

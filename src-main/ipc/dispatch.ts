@@ -9,6 +9,9 @@ import {
   type IpcResult,
   type IpcValue,
 } from '../../src-shared/ipc'
+import { isCodedError, CodedError } from '../errors/coded'
+import { isOutboxError } from '../outbox'
+import { isSecretsError } from '../secrets'
 
 /** Who is calling: the Electron transport and the browser bridge each fill this in. */
 export interface IpcCallContext {
@@ -24,19 +27,11 @@ export type IpcHandler<C extends IpcChannel> = (
 export type IpcHandlers = { [C in IpcChannel]: IpcHandler<C> }
 
 /**
- * An error a handler throws on purpose: its code and message reach the renderer as they are.
- * Anything else thrown is reported as INTERNAL with a generic message, so that internal
- * details (paths, stack traces, keys) never cross the boundary.
+ * An error a handler throws on purpose (UNAVAILABLE, …): like every `CodedError`, its code and
+ * message reach the renderer as they are.
  */
-export class IpcHandlerError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly issues?: IpcError['issues'],
-  ) {
-    super(message)
-    this.name = 'IpcHandlerError'
-  }
+export class IpcHandlerError extends CodedError {
+  override readonly name = 'IpcHandlerError'
 }
 
 function isChannel(channel: string): channel is IpcChannel {
@@ -50,14 +45,23 @@ function describeIssues(issues: z.core.$ZodIssue[]): NonNullable<IpcError['issue
   }))
 }
 
-/** Errors from lower layers that already carry a stable code and a plain message (e.g. ServiceError). */
+/**
+ * The one mapping of errors to the window's: a feature's `CodedError`, the outbox's and the
+ * keychain's refusals, and a service error (its own code and plain message). Anything else is
+ * reported as INTERNAL with a generic message, so that internal details (paths, stack traces,
+ * keys) never cross the boundary.
+ */
 function codedError(error: unknown): IpcError | undefined {
-  if (error instanceof IpcHandlerError) {
+  if (isCodedError(error)) {
     return {
       code: error.code,
       message: error.message,
       ...(error.issues ? { issues: error.issues } : {}),
     }
+  }
+  // Coded too, from folders whose errors do not extend `CodedError` yet.
+  if (isOutboxError(error) || isSecretsError(error)) {
+    return { code: error.code, message: error.message }
   }
   if (
     error instanceof Error &&

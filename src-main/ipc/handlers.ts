@@ -1,37 +1,21 @@
 import { APP_NAME, APP_VERSION } from '../app/version'
-import { isFlowEditorError } from '../flows/errors'
-import { isMediaStoreError } from '../media-store'
-import { isSearchError } from '../search'
-import { coreOf, type FlowEditorControl, type HandlerDeps, type Awaitable } from './core-access'
-import { IpcHandlerError, type IpcHandlers } from './dispatch'
+import { featureAccess, type HandlerDeps } from './feature-access'
+import type { IpcHandlers } from './dispatch'
 import { assetsHandlers } from './domains/assets'
 import { evaluationsHandlers } from './domains/evaluations'
+import { flowsHandlers } from './domains/flows'
 import { runPageHandlers } from './domains/run-page'
 import { runsHandlers } from './domains/runs'
 import { settingsHandlers } from './domains/settings'
 
-function flowsOf(deps: HandlerDeps): FlowEditorControl {
-  const flows = coreOf(deps).flows
-  if (!flows) {
-    throw new IpcHandlerError('UNAVAILABLE', 'The flow editor is not available in this window.')
-  }
-  return flows
-}
-
-/** Calls the flow editor, turning its own errors into the channel's error. */
-async function editor<T>(deps: HandlerDeps, call: (flows: FlowEditorControl) => Awaitable<T>) {
-  try {
-    return await call(flowsOf(deps))
-  } catch (error) {
-    if (isFlowEditorError(error)) {
-      throw new IpcHandlerError(error.code, error.message, error.issues)
-    }
-    if (isMediaStoreError(error)) throw new IpcHandlerError(error.code, error.message)
-    throw error
-  }
-}
-
+/**
+ * Every channel, adapted to the feature that answers it. A handler only picks the feature and
+ * passes the parsed arguments on: "not yet" is answered by the access (`featureAccess`), and a
+ * feature's refusal (a `CodedError`) by `dispatchIpc`, each in one place.
+ */
 export function createHandlers(deps: HandlerDeps): IpcHandlers {
+  const access = featureAccess(deps)
+  const { core } = access
   return {
     'app.getInfo': (_args, context) => ({
       name: APP_NAME,
@@ -44,37 +28,15 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
       await deps.openExternal(url)
       return null
     },
-    'account.summary': () => coreOf(deps).accountSummary(),
-    'sync.getStatus': () => coreOf(deps).syncStatus(),
-    'sync.start': () => coreOf(deps).syncNow(),
-    'search.query': (query) => {
-      try {
-        return coreOf(deps).search(query)
-      } catch (error) {
-        if (isSearchError(error)) throw new IpcHandlerError(error.code, error.message)
-        throw error
-      }
-    },
-    'flows.list': () => editor(deps, (f) => f.list()),
-    'flows.get': (args) => editor(deps, (f) => f.get(args)),
-    'flows.create': (args) => editor(deps, (f) => f.create(args)),
-    'flows.save': (args) => editor(deps, (f) => f.save(args)),
-    'flows.rename': (args) => editor(deps, (f) => f.rename(args)),
-    'flows.delete': (args) => editor(deps, (f) => f.delete(args)),
-    'flows.restore': (args) => editor(deps, (f) => f.restore(args)),
-    'flows.import': (args) => editor(deps, (f) => f.import(args)),
-    'flows.export': (args) => editor(deps, (f) => f.export(args)),
-    'flows.saveVersion': (args) => editor(deps, (f) => f.saveVersion(args)),
-    'flows.restoreVersion': (args) => editor(deps, (f) => f.restoreVersion(args)),
-    'flows.check': (args) => editor(deps, (f) => f.check(args)),
-    'flows.palette': () => editor(deps, (f) => f.palette()),
-    'flowRuns.start': (args) => editor(deps, (f) => f.startRun(args)),
-    'flowRuns.cancel': (args) => editor(deps, (f) => f.cancelRun(args)),
-    'media.preview': (args) => editor(deps, (f) => f.preview(args)),
-    ...runsHandlers(deps),
-    ...runPageHandlers(deps),
-    ...evaluationsHandlers(deps),
-    ...assetsHandlers(deps),
-    ...settingsHandlers(deps),
+    'account.summary': () => core().accountSummary(),
+    'sync.getStatus': () => core().syncStatus(),
+    'sync.start': () => core().syncNow(),
+    'search.query': (query) => core().search(query),
+    ...flowsHandlers(access),
+    ...runsHandlers(access),
+    ...runPageHandlers(access),
+    ...evaluationsHandlers(access),
+    ...assetsHandlers(access, deps.chooseFolder),
+    ...settingsHandlers(access),
   }
 }

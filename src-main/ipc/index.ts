@@ -1,5 +1,5 @@
 export { dispatchIpc, IpcHandlerError } from './dispatch'
 export type { IpcCallContext, IpcHandler, IpcHandlers } from './dispatch'
 export { createHandlers } from './handlers'
-export type { HandlerDeps, CoreControl, Unavailable, FlowEditorControl } from './core-access'
-export { coreOf } from './core-access'
+export type { HandlerDeps, CoreControl, Unavailable, FeatureAccess } from './feature-access'
+export { featureAccess } from './feature-access'

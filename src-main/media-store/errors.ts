@@ -1,3 +1,5 @@
+import { CodedError } from '../errors/coded'
+
 /**
  * Stable codes for what the media store can fail at. Callers switch on the code, never on the
  * message: URL_EXPIRED means "refetch the record for a fresh URL", DOWNLOAD_FAILED with
@@ -41,7 +43,7 @@ export interface MediaStoreErrorDetails {
   retryable?: boolean
 }
 
-export class MediaStoreError extends Error {
+export class MediaStoreError extends CodedError<MediaStoreErrorCode> {
   override readonly name = 'MediaStoreError'
   readonly status: number | undefined
   readonly url: string | undefined
@@ -49,12 +51,12 @@ export class MediaStoreError extends Error {
   readonly retryable: boolean
 
   constructor(
-    readonly code: MediaStoreErrorCode,
+    code: MediaStoreErrorCode,
     message: string,
     details: MediaStoreErrorDetails = {},
     options?: ErrorOptions,
   ) {
-    super(message, options)
+    super(code, message, undefined, options)
     this.status = details.status
     this.url = details.url
     this.sha256 = details.sha256

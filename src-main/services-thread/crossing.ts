@@ -1,5 +1,7 @@
-import { isSecretsError, SecretsError, type SecretsErrorCode } from '../secrets'
-import { isServiceError, ServiceError } from '../service'
+// The errors' own modules, not the features' indexes: this file is loaded on the main thread,
+// where the profiles' and the client's modules (and zod with them) have nothing to do.
+import { isSecretsError, SecretsError, type SecretsErrorCode } from '../secrets/errors'
+import { isServiceError, ServiceError } from '../service/errors'
 import type { CrossingError } from './protocol'
 
 /** An error as it can cross between threads: its kind, name, message and code, nothing else. */

@@ -5,12 +5,13 @@
  *
  * Decisions, and why:
  *
- * - Everything the window calls runs in one `worker_threads` thread: the host (`CoreHost`) with
- *   its backend and core — the sync, the flow runs, the uploads, the mirror and the ledger, the
- *   media store — and `createHandlers` behind `dispatchIpc`. A sync of 100,000 runs, a 500-node
- *   flow run and a 2,000-file upload at once kept the main thread 91 % busy, its event-loop
- *   delay p99 at 31–55 ms; the main thread now only checks the caller (Electron's sender frame,
- *   the bridge's cookie), passes the call over and the answer and events back.
+ * - Everything the window calls runs in one `worker_threads` thread: the workspace
+ *   (`src-main/workspace`'s `CoreHost`) with its backend and core — the sync, the flow runs,
+ *   the uploads, the mirror and the ledger, the media store — and `createHandlers` behind
+ *   `dispatchIpc`. A sync of 100,000 runs, a 500-node flow run and a 2,000-file upload at
+ *   once kept the main thread 91 % busy, its event-loop delay p99 at 31–55 ms; the main
+ *   thread now only checks the caller (Electron's sender frame, the bridge's cookie), passes
+ *   the call over and the answer and events back.
  * - A thread, not a utility process: the same process, so a key read from the keychain there
  *   stays in the main process's memory as before; no second copy of Node to start; better-sqlite3,
  *   sharp and the keyring binding load in worker threads; a message costs a structured clone,

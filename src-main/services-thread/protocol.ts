@@ -2,7 +2,7 @@ import type { SyncStatus } from '../../src-shared/domain/sync'
 import type { IpcEventName, IpcEvents, IpcResult } from '../../src-shared/ipc'
 import type { IpcCallContext } from '../ipc'
 import type { LogLevel } from '../log'
-import type { GivenService } from '../settings'
+import type { GivenService } from '../workspace'
 
 export type Notice = IpcEvents['app.notice']
 

@@ -2,7 +2,8 @@ import type { IpcResult } from '../../src-shared/ipc'
 import { isSafeExternalUrl } from '../app/policy'
 import { createHandlers, dispatchIpc, type IpcCallContext } from '../ipc'
 import { openLogger } from '../log'
-import { CoreHost, createSettingsService } from '../settings'
+import { createSettingsService } from '../settings'
+import { CoreHost } from '../workspace'
 import type { ThreadData } from './protocol'
 
 /**
@@ -61,7 +62,7 @@ export async function openServices(
     openExternal: async (url) => {
       if (isSafeExternalUrl(url)) await deps.openExternal(url)
     },
-    core: () => host.core(),
+    core: host.core,
     settings: createSettingsService({ host, logger }),
     ...(deps.chooseFolder ? { chooseFolder: deps.chooseFolder } : {}),
   })

@@ -1,8 +1,11 @@
 import { Worker } from 'node:worker_threads'
 import type { SyncStatus } from '../../src-shared/domain/sync'
-import { ipcFail, type IpcEventName, type IpcEvents, type IpcResult } from '../../src-shared/ipc'
+// The leaf, not the ipc index: the index brings the channels' zod contract, which this side (the
+// Electron main thread, the browser mode's HTTP thread) never checks against, and would build
+// at every start before the window or the link.
+import { ipcFail, type IpcResult } from '../../src-shared/ipc/result'
 import { endWorker, firstWord, workerEntry } from '../app/worker'
-import type { EventSink } from '../core'
+import { EventBus, type EventSink } from '../events/bus'
 import type { IpcCallContext } from '../ipc'
 import { fromCrossing } from './crossing'
 import type { FromThread, Notice, Snapshot, ThreadData, ToThread } from './protocol'
@@ -102,7 +105,8 @@ class ThreadServices implements AppServices {
   readonly #worker: Worker
   readonly #deps: MainThreadDeps
   #snapshot: Snapshot
-  readonly #sinks = new Set<EventSink>()
+  // A window's listener that throws must not keep the others from hearing; nothing to log here.
+  readonly #events = new EventBus()
   readonly #calls = new Map<number, (result: IpcResult<unknown>) => void>()
   #nextId = 1
   /** Set once the thread is gone: every later call is answered with it. */
@@ -132,12 +136,7 @@ class ThreadServices implements AppServices {
     return this.#snapshot.syncStatus
   }
 
-  readonly onEvent = (sink: EventSink): (() => void) => {
-    this.#sinks.add(sink)
-    return () => {
-      this.#sinks.delete(sink)
-    }
-  }
+  readonly onEvent = (sink: EventSink): (() => void) => this.#events.on(sink)
 
   // A property, like onEvent: the shells pass `services.dispatch` along on its own, and a
   // detached method lost its `this` (every call of the desktop window failed).
@@ -192,7 +191,7 @@ class ThreadServices implements AppServices {
       resolve?.(message.result)
     } else if (message.type === 'event') {
       if (message.snapshot) this.#snapshot = message.snapshot
-      this.#emit(message.event, message.payload as never)
+      this.#events.emit(message.event, message.payload as never)
     } else if (message.type === 'ask') {
       void this.#answer(message.id, message.ask)
     }
@@ -210,16 +209,6 @@ class ThreadServices implements AppServices {
     }
   }
 
-  #emit<E extends IpcEventName>(event: E, payload: IpcEvents[E]): void {
-    for (const sink of this.#sinks) {
-      try {
-        sink(event, payload)
-      } catch {
-        // One window's listener must not keep the others from hearing.
-      }
-    }
-  }
-
   #stop(): void {
     if (this.#stopped) return
     this.#stopped = STOPPED
@@ -228,7 +217,7 @@ class ThreadServices implements AppServices {
     if (!this.#closing) {
       const notice: Notice = { level: 'error', message: STOPPED.message }
       this.#snapshot = { ...this.#snapshot, notices: [...this.#snapshot.notices, notice] }
-      this.#emit('app.notice', notice)
+      this.#events.emit('app.notice', notice)
     }
   }
 }

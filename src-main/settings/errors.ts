@@ -1,3 +1,4 @@
+import { CodedError } from '../errors/coded'
 import { isServiceError } from '../service'
 
 /**
@@ -7,15 +8,8 @@ import { isServiceError } from '../service'
 export type SettingsErrorCode =
   'PROFILE_IN_USE' | 'SANDBOX_IN_USE' | 'OFFLINE' | 'SETTINGS_FILE_DAMAGED' | 'UNAVAILABLE'
 
-export class SettingsError extends Error {
+export class SettingsError extends CodedError<SettingsErrorCode> {
   override readonly name = 'SettingsError'
-
-  constructor(
-    readonly code: SettingsErrorCode,
-    message: string,
-  ) {
-    super(message)
-  }
 }
 
 export function isSettingsError(value: unknown): value is SettingsError {

@@ -1,14 +1,16 @@
 /**
  * The Settings section's services (issue 8): profiles, the local sandbox, webhooks, callback
- * secrets, what the mirror keeps and what the local data takes. One entry point for the hosts,
- * `new CoreHost({ home, logger })` then `createSettingsService({ host, logger })`.
+ * secrets, what the mirror keeps and what the local data takes. A feature like the others: one
+ * entry point, `createSettingsService({ host, logger })`, whose interface is `Settings`
+ * (`types.ts`); `host` is the workspace (`src-main/workspace`'s `CoreHost`), which Settings
+ * asks to switch (`SettingsWorkspace`, declared here so the workspace depends on Settings and
+ * not the other way round).
  *
  * Decisions, and why:
  *
- * - The host (`CoreHost`), not the core, owns the backend and the core: switching profile,
- *   rebuilding the mirror and resetting the sandbox close the core and open another, so what
- *   the settings channels call (`HandlerDeps.settings`) and the event subscriptions of the
- *   windows live in the host and survive it. The Electron main and `atelier web` both use it.
+ * - The workspace, not the core, owns the backend and the core: switching profile, rebuilding
+ *   the mirror and resetting the sandbox close the core and open another, so these services
+ *   live as long as the workspace and survive every core.
  * - The profile in use is `profiles.json`'s `current`, shared with `atelier` and `atelier web`:
  *   one answer to "which service". A switch opens the new backend before closing the old core,
  *   so a profile whose key is gone leaves the app as it was. Adding a profile never switches.
@@ -29,11 +31,11 @@
  *   The reset wipes `<home>/sandbox` only; the rebuild deletes the mirror (a cache) and lets the
  *   new core's first sync refill it, as after a damaged mirror.
  */
-export { CoreHost, type CoreHostOptions, type GivenService } from './host'
 export { createSettingsService, type SettingsServiceOptions } from './service'
+export type { Settings, SettingsWorkspace } from './types'
 export { isSettingsError, SettingsError, type SettingsErrorCode } from './errors'
 export { readAppSettings, writeAppSettings, coreSettingsOf, SETTINGS_FILE } from './app-settings'
-export { SANDBOX_DIR } from './backend'
+export { SANDBOX_DIR } from '../app/paths'
 export {
   CALLBACK_SECRETS_FILE,
   CallbackSecretList,

@@ -6,9 +6,8 @@ import {
   type SandboxStatus,
 } from '../../src-shared/domain/settings'
 import type { SyncStatus } from '../../src-shared/domain/sync'
-import type { Backend } from '../app/backend'
-import type { Core } from '../core'
-import type { SettingsControl } from '../ipc/domains/settings'
+import { sandboxDir } from '../app/paths'
+import type { Backend, Core } from '../core'
 import type { Logger } from '../log'
 import {
   checkKey,
@@ -23,19 +22,19 @@ import {
 import { writeProfiles } from '../secrets/profiles-file'
 import { createServiceClient, isServiceError } from '../service'
 import { coreSettingsOf, readAppSettings, writeAppSettings } from './app-settings'
-import { sandboxDir } from './backend'
 import { CallbackSecretList, callbackSecretsOwner, createCallbackSecret } from './callback-secrets'
 import { SettingsError } from './errors'
-import type { CoreHost } from './host'
 import { folderBytes, storageFigures } from './storage'
+import type { Settings, SettingsWorkspace } from './types'
 import { createWebhook, deleteWebhook, listWebhooks } from './webhooks'
 
 export interface SettingsServiceOptions {
-  host: CoreHost
+  /** The workspace: the backend and core in use, and the switches between them. */
+  host: SettingsWorkspace
   logger: Logger
 }
 
-function openedCore(host: CoreHost): Core {
+function openedCore(host: SettingsWorkspace): Core {
   const core = host.openedCore()
   if (!core) {
     throw new SettingsError(
@@ -46,7 +45,7 @@ function openedCore(host: CoreHost): Core {
   return core
 }
 
-function backendOf(host: CoreHost): Backend {
+function backendOf(host: SettingsWorkspace): Backend {
   const backend = host.backend()
   if (!backend) {
     throw new SettingsError(
@@ -86,7 +85,7 @@ async function organizationOf(baseUrl: string, apiKey: string): Promise<string> 
  * takes: what the Settings section's channels call. It lives as long as the host, across
  * switches of profile.
  */
-export function createSettingsService({ host, logger }: SettingsServiceOptions): SettingsControl {
+export function createSettingsService({ host, logger }: SettingsServiceOptions): Settings {
   const { home, keychain } = host
   const profiles = new Profiles({ home, keychain })
   const log = logger.child({ component: 'settings' })

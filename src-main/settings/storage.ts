@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { StorageFigures } from '../../src-shared/domain/settings'
 import { MEDIA_DIR } from '../core'
 import { LEDGER_FILE, MIRROR_FILE } from '../db'
-import { sandboxDir } from './backend'
+import { sandboxDir } from '../app/paths'
 
 /** Stats at once, in a bounded number: a media folder holds tens of thousands of files. */
 const STAT_BATCH = 64

@@ -108,6 +108,21 @@ export const uploadSchemas = {
   }),
 }
 
+/** What the asset manager takes: each channel's arguments, as its schema makes them. */
+export type AssetListQuery = z.output<typeof assetSchemas.list>
+export type AssetRef = z.output<typeof assetSchemas.id>
+export type AssetIds = z.output<typeof assetSchemas.ids>
+export type FolderCreate = z.output<typeof assetSchemas.createFolder>
+export type FolderRename = z.output<typeof assetSchemas.renameFolder>
+export type FolderMove = z.output<typeof assetSchemas.moveFolder>
+export type AssetMove = z.output<typeof assetSchemas.move>
+export type DeleteUndo = z.output<typeof assetSchemas.undo>
+export type UploadStart = z.output<typeof uploadSchemas.start>
+export type UploadRef = z.output<typeof uploadSchemas.id>
+export type UploadFilesQuery = z.output<typeof uploadSchemas.files>
+export type FolderBrowse = z.output<typeof uploadSchemas.browse>
+export type FolderWatch = z.output<typeof uploadSchemas.watch>
+
 /** An asset as the grid and the list show it. */
 export interface AssetItem {
   id: string

@@ -9,14 +9,22 @@ import type { FlowRunEvent } from './flow-run'
  *
  * A flow travels as its flow file JSON (`FlowDocument` in the executor, `flowDocumentSchema`):
  * the renderer never builds one the main process could not read back, and the main process
- * checks it again on every call (`flowDocument` below only bounds its size; the format check is
- * `parseFlowDocument`, whose problems come back as FLOW_INVALID).
+ * reads it on every call with its one flow parser (`readFlow` over `parseFlowDocument`, whose
+ * problems come back as FLOW_INVALID with every problem). The contract only checks that a flow
+ * is a JSON object and passes it through as it is: parsed once, by the parser that knows flows.
  */
 
 const id = z.string().min(1).max(200)
 const name = z.string().trim().min(1, 'A flow needs a name.').max(200)
-/** The flow file as JSON; checked by the main process with `parseFlowDocument`. */
-const flowDocument = z.record(z.string(), z.unknown())
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)
+/** The flow file as JSON, passed through untouched: the main process's `readFlow` reads it. */
+const flowDocument = z.custom<Record<string, unknown>>(isJsonObject, {
+  error: 'A flow is the JSON object of a flow file.',
+})
 const inputs = z.record(z.string(), z.unknown())
 
 /** Where a flow in the list comes from: made here, synced from the service, or a template. */
@@ -125,6 +133,19 @@ export const flowEditorSchemas = {
     size: z.number().int().min(32).max(1024).optional(),
   }),
 }
+
+/** What the flow editor's services take: each channel's arguments, as its schema makes them. */
+export type FlowRef = z.output<typeof flowEditorSchemas.id>
+export type FlowCreate = z.output<typeof flowEditorSchemas.create>
+export type FlowSave = z.output<typeof flowEditorSchemas.save>
+export type FlowRename = z.output<typeof flowEditorSchemas.rename>
+export type FlowImport = z.output<typeof flowEditorSchemas.import>
+export type FlowVersionSave = z.output<typeof flowEditorSchemas.saveVersion>
+export type FlowVersionRef = z.output<typeof flowEditorSchemas.restoreVersion>
+export type FlowCheckRequest = z.output<typeof flowEditorSchemas.check>
+export type FlowRunRequest = z.output<typeof flowEditorSchemas.run>
+export type FlowRunRef = z.output<typeof flowEditorSchemas.flowRun>
+export type MediaPreviewRequest = z.output<typeof flowEditorSchemas.preview>
 
 /** A small picture of an image output or asset, as a data URL the window's CSP allows. */
 export interface MediaPreview {

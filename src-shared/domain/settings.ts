@@ -38,14 +38,17 @@ export const profileAddSchema = z.strictObject({
 export type ProfileAddInput = z.input<typeof profileAddSchema>
 
 export const profileNameSchema = z.strictObject({ name: profileName })
+export type ProfileRef = z.output<typeof profileNameSchema>
 
 /** `name: null` is the local sandbox, the choice that needs no profile. */
 export const profileSwitchSchema = z.strictObject({ name: profileName.nullable() })
+export type ProfileSwitch = z.output<typeof profileSwitchSchema>
 
 /** Destructive calls say they were confirmed, so that a stray call cannot wipe anything. */
 export const confirmedSchema = z.strictObject({
   confirmed: z.literal(true, 'Confirm first: this cannot be undone.'),
 })
+export type Confirmed = z.output<typeof confirmedSchema>
 
 /** The events a webhook can subscribe to, as the service names them. */
 export type WebhookEvent = components['schemas']['EventType']
@@ -70,9 +73,11 @@ export const webhookCreateSchema = z.strictObject({
     .refine((events) => new Set(events).size === events.length, 'Each event once.'),
 })
 export type WebhookCreateInput = z.input<typeof webhookCreateSchema>
+export type WebhookCreate = z.output<typeof webhookCreateSchema>
 
 // Only the shape: not every id of the service sets the RFC version bits.
 export const webhookIdSchema = z.strictObject({ id: z.string().regex(UUID, 'Not a webhook id.') })
+export type WebhookRef = z.output<typeof webhookIdSchema>
 
 /**
  * A callback secret's name (the service's `label`): required and not blank there; the length
@@ -86,10 +91,12 @@ export const callbackSecretCreateSchema = z.strictObject({
     .max(200, 'At most 200 characters.'),
 })
 export type CallbackSecretCreateInput = z.input<typeof callbackSecretCreateSchema>
+export type CallbackSecretCreate = z.output<typeof callbackSecretCreateSchema>
 
 export const callbackSecretIdSchema = z.strictObject({
   id: z.string().regex(UUID, 'Not a callback secret id.'),
 })
+export type CallbackSecretRef = z.output<typeof callbackSecretIdSchema>
 
 const MIB = 1024 * 1024
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxBackend } from '../../src-main/app/backend'
+import { sandboxBackend } from '../../src-main/workspace'
 import type { Core } from '../../src-main/core'
 import { seedHistory } from '../../src-main/sandbox/runs'
 import { startApp, type App } from '../helpers/app-page'

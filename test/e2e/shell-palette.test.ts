@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startLocalSandbox, type Backend } from '../../src-main/app/backend'
+import { startLocalSandbox, type Backend } from '../../src-main/workspace'
 import { startApp, type App } from '../helpers/app-page'
 import { chromiumAvailability } from '../helpers/chromium'
 

@@ -9,10 +9,10 @@ import { openLogger, type Logger } from '../../src-main/log'
 import type { SigningKey } from '../../src-main/sandbox/deliveries/records'
 import {
   CALLBACK_SECRETS_FILE,
-  CoreHost,
   createSettingsService,
   SETTINGS_FILE,
 } from '../../src-main/settings'
+import { CoreHost } from '../../src-main/workspace'
 import type { CallbackSecretItem, CreatedCallbackSecret } from '../../src-shared/domain/settings'
 import type { IpcResult } from '../../src-shared/ipc'
 import {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { SyncStatus } from '../../src-shared/domain/sync'
 import type { IpcEventName } from '../../src-shared/ipc'
-import { sandboxBackend, type Backend } from '../../src-main/app/backend'
+import { sandboxBackend, type Backend } from '../../src-main/workspace'
 import {
   openCore,
   OFFLINE_BACKOFF,

@@ -1,3 +1,5 @@
+import { CodedError } from '../../errors/coded'
+
 /** Stable codes of the asset manager; the renderer switches on these, never on messages. */
 export type AssetsErrorCode =
   | 'NOT_FOUND'
@@ -20,15 +22,8 @@ export type AssetsErrorCode =
   | 'SEARCH_INVALID_CURSOR'
 
 /** A refusal with a stable code and a message that says what to do; nothing was changed. */
-export class AssetsError extends Error {
+export class AssetsError extends CodedError<AssetsErrorCode> {
   override readonly name = 'AssetsError'
-
-  constructor(
-    readonly code: AssetsErrorCode,
-    message: string,
-  ) {
-    super(message)
-  }
 }
 
 export function isAssetsError(error: unknown): error is AssetsError {

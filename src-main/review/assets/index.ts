@@ -17,7 +17,7 @@
  * - Deletes cannot be undone on the service (no restore in the contract), so a delete is held
  *   for a few seconds, hidden from every read, and only then sent; undo drops it. Closing
  *   Atelier sends what is held. Only empty folders can be deleted (the service refuses others).
- * - Uploads (`uploads.ts`): progress is pushed at most ten times a second per upload, with the
+ * - Uploads (`upload-jobs.ts`): progress is pushed at most ten times a second per upload, with the
  *   files whose state changed since the previous event; a finished upload starts a sync, which
  *   brings its assets and folders into the mirror. The engine's public entry gives a file's
  *   bytes only when its state changes, so a file's own bar moves by state, the overall bar by
@@ -29,8 +29,9 @@
  * - `browse.ts` lists a folder's sub-folders for the browser mode's folder dialog, which has no
  *   native paths; it refuses what is not a readable folder, with the reason.
  */
-export { openAssetManager, type AssetManager, type AssetManagerOptions } from './service'
+export { openAssetManager, type AssetManagerOptions } from './service'
+export type { AssetManager } from './types'
 export { AssetsError, isAssetsError, type AssetsErrorCode } from './errors'
 export { browseFolders, readableFolder } from './browse'
 export { UNDO_MS } from './changes'
-export { PROGRESS_EVENT_MS, WATCHES_FILE } from './uploads'
+export { PROGRESS_EVENT_MS, WATCHES_FILE } from './upload-jobs'

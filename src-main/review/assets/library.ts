@@ -5,15 +5,13 @@ import type {
   AssetFolderItem,
   AssetFolderTree,
   AssetItem,
+  AssetListQuery,
   AssetPage,
   AssetUse,
 } from '../../../src-shared/domain/assets'
-import type { IpcParsedArgs } from '../../../src-shared/ipc'
 import { Conditions, type Mirror } from '../../db'
 import { isSearchError, MirrorSearch } from '../../search'
 import { AssetsError } from './errors'
-
-export type AssetListQuery = IpcParsedArgs<'assets.list'>
 
 /** What is hidden from every read: deletes held back for undo. */
 export interface Hidden {

@@ -1,12 +1,12 @@
 import type { IpcEvents } from '../../../src-shared/ipc'
 import type { Databases } from '../../db'
-import type { AssetsControl } from '../../ipc/domains/assets'
 import type { Logger } from '../../log'
 import type { ServiceClient } from '../../service'
 import { browseFolders } from './browse'
 import { AssetChanges } from './changes'
 import { AssetLibrary } from './library'
-import { UploadManager } from './uploads'
+import type { AssetManager } from './types'
+import { UploadManager } from './upload-jobs'
 
 export interface AssetManagerOptions {
   client: ServiceClient
@@ -27,11 +27,6 @@ export interface AssetManagerOptions {
   /** How long a delete waits for an undo (tests shorten it). */
   undoMs?: number
   watchSettleMs?: number
-}
-
-export interface AssetManager extends AssetsControl {
-  /** Sends the held deletes, cancels the uploads, stops the watches. */
-  close: () => Promise<void>
 }
 
 /** The asset manager of one profile and organization: reads, changes, uploads, watches. */

@@ -1,15 +1,12 @@
 import type { EvaluationErrorCode } from '../../../src-shared/domain/evaluations'
+import { CodedError } from '../../errors/coded'
 
 /** Raised when the review cannot do what was asked; the message says what to do instead. */
-export class EvaluationReviewError extends Error {
+export class EvaluationReviewError extends CodedError<EvaluationErrorCode> {
   override readonly name = 'EvaluationReviewError'
 
-  constructor(
-    readonly code: EvaluationErrorCode,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options)
+  constructor(code: EvaluationErrorCode, message: string, options?: ErrorOptions) {
+    super(code, message, undefined, options)
   }
 }
 

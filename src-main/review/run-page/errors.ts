@@ -1,3 +1,5 @@
+import { CodedError } from '../../errors/coded'
+
 export type RunPageErrorCode =
   | 'RUN_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
@@ -7,15 +9,8 @@ export type RunPageErrorCode =
   | 'LOG_CURSOR_INVALID'
 
 /** A problem of the run page itself, with a stable code and a message that says what to do. */
-export class RunPageError extends Error {
+export class RunPageError extends CodedError<RunPageErrorCode> {
   override readonly name = 'RunPageError'
-
-  constructor(
-    readonly code: RunPageErrorCode,
-    message: string,
-  ) {
-    super(message)
-  }
 }
 
 export function isRunPageError(error: unknown): error is RunPageError {

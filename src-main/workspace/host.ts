@@ -3,17 +3,18 @@ import { join } from 'node:path'
 import type { AppSettings } from '../../src-shared/domain/settings'
 import type { SyncStatus } from '../../src-shared/domain/sync'
 import type { IpcEvents } from '../../src-shared/ipc'
-import { sandboxBackend, type Backend } from '../app/backend'
-import { openCore, type Core, type CoreOptions, type EventSink } from '../core'
+import { sandboxDir } from '../app/paths'
+import { openCore, type Backend, type Core, type CoreOptions } from '../core'
 import { isDbError, MIRROR_FILE } from '../db'
-import type { Unavailable } from '../ipc'
+import { CodedError } from '../errors/coded'
+import { EventBus, type EventSink } from '../events/bus'
 import type { Logger } from '../log'
-import type { RunningSandbox } from '../sandbox'
 import { isSecretsError, osKeychain, readProfiles, type Keychain } from '../secrets'
 import { writeProfiles } from '../secrets/profiles-file'
 import { isServiceError } from '../service'
-import { coreSettingsOf, readAppSettings } from './app-settings'
-import { openProfileBackend, sandboxDir, startHomeSandbox } from './backend'
+import { coreSettingsOf, readAppSettings } from '../settings'
+import { openProfileBackend, sandboxBackend, startHomeSandbox } from './backend'
+import type { LocalSandbox } from './sandbox-thread'
 
 export interface CoreHostOptions {
   home: string
@@ -63,13 +64,15 @@ export class CoreHost {
   readonly keychain: Keychain
   readonly #options: CoreHostOptions
   readonly #logger: Logger
-  readonly #sinks = new Set<EventSink>()
+  /** Every core's events, and the workspace's own notices, across switches. */
+  readonly #events: EventBus
   readonly #notices: Notice[] = []
   #backend: Backend | null = null
   #core: Core | null = null
-  #unavailable: Unavailable | null = null
+  /** Why there is no core, as the window is told (UNAVAILABLE, LEDGER_DAMAGED…). */
+  #unavailable: CodedError | null = null
   /** The local sandbox while it runs: the backend, or started beside a profile. */
-  #sandbox: RunningSandbox | null = null
+  #sandbox: LocalSandbox | null = null
   #unsubscribe: (() => void) | null = null
   #queue: Promise<unknown> = Promise.resolve()
   #closed = false
@@ -78,6 +81,9 @@ export class CoreHost {
     this.#options = options
     this.home = options.home
     this.#logger = options.logger.child({ component: 'host' })
+    this.#events = new EventBus((event, error) => {
+      this.#logger.warn('an event listener failed', { event, err: error })
+    })
     this.keychain = options.keychain ?? osKeychain()
   }
 
@@ -85,9 +91,8 @@ export class CoreHost {
     return this.#backend
   }
 
-  core(): Core | Unavailable | null {
-    return this.#core ?? this.#unavailable
-  }
+  /** The core; null while it opens, `Unavailable` when it could not open (e.g. LEDGER_DAMAGED). */
+  readonly core = (): Core | CodedError | null => this.#core ?? this.#unavailable
 
   /** The open core, or null while it opens, after it failed, or once closed. */
   openedCore(): Core | null {
@@ -99,17 +104,12 @@ export class CoreHost {
     return this.#backend?.info.kind === 'service' ? this.#backend.profile : null
   }
 
-  sandbox(): RunningSandbox | null {
+  sandbox(): LocalSandbox | null {
     return this.#sandbox
   }
 
   /** Every core's events, across switches; returns the unsubscribe. */
-  readonly onEvent = (sink: EventSink): (() => void) => {
-    this.#sinks.add(sink)
-    return () => {
-      this.#sinks.delete(sink)
-    }
-  }
+  readonly onEvent = (sink: EventSink): (() => void) => this.#events.on(sink)
 
   syncStatus(): SyncStatus {
     return this.#core?.syncStatus() ?? IDLE
@@ -129,10 +129,10 @@ export class CoreHost {
         const profileProblem = isSecretsError(error) || isServiceError(error)
         if (profileProblem && !this.#options.fallbackToSandbox) throw error
         this.#logger.error('the local service could not start', { err: error })
-        this.#unavailable = {
-          code: 'UNAVAILABLE',
-          message: 'Atelier could not start its local service; the log says why.',
-        }
+        this.#unavailable = new CodedError(
+          'UNAVAILABLE',
+          'Atelier could not start its local service; the log says why.',
+        )
         return
       }
       await this.#openCore()
@@ -256,7 +256,7 @@ export class CoreHost {
       await this.#closeCore()
       await this.#stopSandbox()
       this.#backend = null
-      this.#sinks.clear()
+      this.#events.clear()
     })
   }
 
@@ -273,13 +273,7 @@ export class CoreHost {
   }
 
   readonly #emit: EventSink = (event, payload) => {
-    for (const sink of this.#sinks) {
-      try {
-        sink(event, payload)
-      } catch (error) {
-        this.#logger.warn('an event listener failed', { event, err: error })
-      }
-    }
+    this.#events.emit(event, payload)
   }
 
   async #sandboxBackend(): Promise<Backend> {
@@ -323,11 +317,8 @@ export class CoreHost {
     } catch (error) {
       this.#logger.error('the local data could not open', { err: error })
       this.#unavailable = isDbError(error)
-        ? { code: error.code, message: error.message }
-        : {
-            code: 'UNAVAILABLE',
-            message: 'Atelier could not open its local data; the log says why.',
-          }
+        ? new CodedError(error.code, error.message)
+        : new CodedError('UNAVAILABLE', 'Atelier could not open its local data; the log says why.')
       return null
     }
   }

@@ -8,7 +8,6 @@ import {
   RemoteRunner,
   type FlowRunners,
 } from '../executor'
-import type { FlowEditorControl } from '../ipc/core-access'
 import type { Logger } from '../log'
 import { MediaStore, previewOf } from '../media-store'
 import type { ServiceClient } from '../service'
@@ -19,6 +18,7 @@ import { readFlow } from './documents'
 import { FlowLibrary } from './library'
 import { Palette } from './palette'
 import { EditorRuns } from './runs'
+import type { FlowEditor } from './types'
 
 export interface FlowEditorOptions {
   databases: Databases
@@ -36,15 +36,13 @@ export interface FlowEditorOptions {
   clock?: () => number
 }
 
-/** The flow editor's services, and what closing them takes (cancelling the runs under way). */
-export interface FlowEditor extends FlowEditorControl {
-  /** Cancels the runs under way, waits for them to end, closes the media store. Idempotent. */
-  close: () => Promise<void>
-}
-
 /** Local flows in the trash longer than this are deleted for good when Atelier starts. */
 export const TRASH_KEPT_MS = 30 * 24 * 60 * 60 * 1000
 
+/**
+ * Opens the editor's parts over the core's databases and client: the library (flows, saving,
+ * versions), the palette, the runs and the media store, each answering its channels itself.
+ */
 export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
   const { databases, client, orgId, logger } = options
   const { mirror, ledger } = databases
@@ -120,16 +118,16 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
   let closed: Promise<void> | null = null
   return {
     list: () => library.list(),
-    get: (args) => library.get(args),
-    create: (args) => library.create(args),
-    save: (args) => library.save(args),
-    rename: (args) => library.rename(args),
-    delete: (args) => library.delete(args),
-    restore: (args) => library.restore(args),
-    import: (args) => library.import(args),
-    export: (args) => library.export(args),
-    saveVersion: (args) => library.saveVersion(args),
-    restoreVersion: (args) => library.restoreVersion(args),
+    get: (request) => library.get(request),
+    create: (request) => library.create(request),
+    save: (request) => library.save(request),
+    rename: (request) => library.rename(request),
+    delete: (request) => library.delete(request),
+    restore: (request) => library.restore(request),
+    import: (request) => library.import(request),
+    export: (request) => library.export(request),
+    saveVersion: (request) => library.saveVersion(request),
+    restoreVersion: (request) => library.restoreVersion(request),
     check: ({ flow, inputs }) =>
       checkFlow(
         { catalog, runners: runnersNow, client, orgId, logger, signal: closing.signal },
@@ -137,13 +135,13 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
         inputs,
       ),
     palette: () => palette.items(),
-    startRun: (args) => runs.start(args),
-    preview: (args) => {
+    startRun: runs.start,
+    preview: (request) => {
       runnersNow()
       if (!media) throw new Error('The media store did not open.')
-      return previewOf(media, { ...args, signal: closing.signal })
+      return previewOf(media, { ...request, signal: closing.signal })
     },
-    cancelRun: (args) => runs.cancel(args),
+    cancelRun: runs.cancel,
     close: () => {
       closed ??= (async () => {
         closing.abort()
