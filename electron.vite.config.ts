@@ -47,6 +47,11 @@ export default defineConfig({
           'services-thread': resolve(import.meta.dirname, 'src-main/services-thread/thread.ts'),
           // The sync's page writer runs in a worker thread, found beside the main bundle.
           'sync-page-writer': resolve(import.meta.dirname, 'src-main/sync/writer/thread.ts'),
+          // The app's local sandbox runs in a worker thread of its own, found beside the bundle.
+          'local-sandbox': resolve(
+            import.meta.dirname,
+            'src-main/workspace/sandbox-thread/thread.ts',
+          ),
         },
       },
     },
