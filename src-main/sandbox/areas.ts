@@ -4,8 +4,9 @@ import { createDeliveriesArea } from './deliveries'
 import { createEvaluationsArea } from './evaluations'
 import { withCanonicalIds } from './handlers/canonical-ids'
 import { createMediaArea } from './media'
-import { createRunsArea } from './runs'
-import type { SandboxArea, SandboxServices } from './services'
+import { createRunsArea, presentRun } from './runs'
+import type { SandboxArea } from './handlers/types'
+import type { SandboxServices } from './services'
 
 /**
  * Every area of the service; together their handlers cover every operation of the contract. Each
@@ -17,7 +18,8 @@ export function createAreas(services: SandboxServices): SandboxArea[] {
     createRunsArea(services),
     createDeliveriesArea(services),
     createMediaArea(services),
-    createEvaluationsArea(services),
+    // The evaluations area shows an evaluation's run as the runs area does, without importing it.
+    createEvaluationsArea(services, presentRun),
     createAuthoringArea(services),
   ]
   for (const area of areas) area.handlers = withCanonicalIds(services.contract, area.handlers)

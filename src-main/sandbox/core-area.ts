@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import { SandboxError } from './errors'
 import { accountHandlers } from './handlers/account'
 import { referenceHandlers } from './handlers/reference'
-import type { SandboxArea, SandboxServices } from './services'
+import type { SandboxArea } from './handlers/types'
+import type { SandboxServices } from './services'
 
 /**
  * Presigned download URL of a stored blob: `/_storage/blobs/<sha256>?ct=<content type>`. Other

@@ -13,7 +13,8 @@ import { readRequestBodies, type BodyRule } from './request'
 import { MAX_BODY_BYTES } from './request/limits'
 import { contractRoutes, contractSchema } from './routes'
 import type { Handler, Handlers, OperationId } from './handlers/types'
-import type { SandboxArea, SandboxServices } from './services'
+import type { SandboxArea } from './handlers/types'
+import type { SandboxServices } from './services'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,7 +54,20 @@ export async function buildServer(
 ): Promise<FastifyInstance> {
   const handlers: Handlers = {}
   for (const area of areas) Object.assign(handlers, area.handlers)
-  const app = Fastify({
+  const app = createApp(services)
+  readRequestBodies(app)
+  addRequestHook(app, services)
+  await addResponseHook(app, services)
+  setErrorHandlers(app)
+  registerContractRoutes(app, services, handlers)
+  registerAdminRoutes(app, services)
+  for (const area of areas) area.routes?.(app)
+  return app
+}
+
+/** Fastify as the sandbox needs it: the contract's body limit, request ids and Ajv settings. */
+function createApp(services: SandboxServices): FastifyInstance {
+  return Fastify({
     logger: false,
     // The contract defines no HEAD operation, so the sandbox answers none: Fastify's default
     // registers a HEAD twin of every GET route, a third of the routes and of the registration
@@ -88,9 +102,13 @@ export async function buildServer(
       },
     },
   })
+}
 
-  readRequestBodies(app)
-
+/**
+ * Before routing a request: its id on the answer, the fault rules that match it (delay, drop,
+ * refuse) and, for a contract operation, the key and its scope.
+ */
+function addRequestHook(app: FastifyInstance, services: SandboxServices): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Service-Request-Id', request.id)
     const config = request.routeOptions.config
@@ -130,7 +148,13 @@ export async function buildServer(
     }
     return undefined
   })
+}
 
+/**
+ * Before an answer leaves: the contract check of its body (when switched on) and the fault rules
+ * that act on the way out (drop after answering, cut the body in half).
+ */
+async function addResponseHook(app: FastifyInstance, services: SandboxServices): Promise<void> {
   // Loaded only when asked for (the tests): its Ajv is of no use to a user's sandbox.
   const checker = services.config.checkResponses
     ? new (await import('./response-check')).ResponseChecker(services.contract)
@@ -177,7 +201,10 @@ export async function buildServer(
     }
     return payload
   })
+}
 
+/** Every refusal in the one envelope, whoever raised it: a handler, Fastify or an unknown path. */
+function setErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, _request, reply) => {
     if (error instanceof SandboxError || error instanceof ListError) return envelope(reply, error)
     // What is left are Fastify's own refusals (./request answers the usual ones itself): a body
@@ -223,7 +250,17 @@ export async function buildServer(
       ),
     ),
   )
+}
 
+/**
+ * One route per operation of the contract, with its schema for Fastify to validate requests, and
+ * the handler an area gave it (501 when none did).
+ */
+function registerContractRoutes(
+  app: FastifyInstance,
+  services: SandboxServices,
+  handlers: Handlers,
+): void {
   const document = services.contract.document
   const original = document.paths as Record<
     string,
@@ -279,10 +316,6 @@ export async function buildServer(
       },
     })
   }
-
-  registerAdminRoutes(app, services)
-  for (const area of areas) area.routes?.(app)
-  return app
 }
 
 const balanceSchema = z.strictObject({

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify'
 import type { Accounts } from './accounts'
 import type { BlobStore } from './blobs'
 import type { Clock } from './clock'
@@ -6,7 +5,6 @@ import type { Contract } from './contract'
 import type { SandboxDb } from './db'
 import type { SandboxEvents } from './events'
 import type { Faults } from './faults'
-import type { Handlers } from './handlers/types'
 import type { RecordStore } from './store'
 
 export interface SandboxConfig {
@@ -37,13 +35,4 @@ export interface SandboxServices {
   clock: Clock
   random: () => number
   config: SandboxConfig
-}
-
-/** One area of the service (runs, events, media, …): its operations and its background work. */
-export interface SandboxArea {
-  handlers: Handlers
-  /** Extra routes outside the contract (presigned storage URLs). */
-  routes?: (app: FastifyInstance) => void
-  /** Stops timers and in-flight work; called once at close, before the database closes. */
-  stop?: () => Promise<void> | void
 }

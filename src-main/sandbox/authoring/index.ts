@@ -1,5 +1,6 @@
 import { writeGlobal } from '../seed'
-import type { SandboxArea, SandboxServices } from '../services'
+import type { SandboxArea } from '../handlers/types'
+import type { SandboxServices } from '../services'
 import { BUILTIN_NODES } from './builtins'
 import { flowHandlers } from './flows'
 import { COLLECTIONS } from './records'

@@ -30,7 +30,8 @@
  *   the run's first callback; 409 while the run is not terminal or when it has no callback_url.
  * - Deleting a webhook deletes its deliveries and attempts too, and stops their retries.
  */
-import type { SandboxArea, SandboxServices } from '../services'
+import type { SandboxArea } from '../handlers/types'
+import type { SandboxServices } from '../services'
 import { callbackHandlers } from './callback-handlers'
 import { DeliveryEngine, type DeliveryKind } from './engine'
 import { DeliveryQueries } from './queries'

@@ -1,9 +1,8 @@
-import type { Evaluation, Model } from '../../../src-shared/api'
+import type { Evaluation, Model, Run } from '../../../src-shared/api'
 import { conflict } from '../errors'
 import { listOf } from '../handlers/common'
 import type { Handlers } from '../handlers/types'
 import { findModel } from '../models'
-import { presentRun, type StoredRun } from '../runs'
 import type { SandboxServices } from '../services'
 import type { BaseRecord } from '../store'
 import type { EvaluationEngine } from './engine'
@@ -11,6 +10,13 @@ import { COLLECTION } from './record'
 import { submitEvaluation } from './submission'
 
 type Stored = Evaluation & BaseRecord
+
+/**
+ * How GET /v1/runs/{id} answers a stored run (the runs area's `presentRun`), handed in by the
+ * area wiring: the runs area judges images and seeds evaluations, so it sits above this one, and
+ * importing its presenter from here would make the two folders a circle.
+ */
+export type RunPresenter = (services: SandboxServices, stored: Run) => Run
 
 function modelOf(services: SandboxServices, orgId: string, id: string | null): Model | null {
   if (!id) return null
@@ -23,7 +29,7 @@ function modelOf(services: SandboxServices, orgId: string, id: string | null): M
   )
 }
 
-export function evaluationHandlers(engine: EvaluationEngine): Handlers {
+export function evaluationHandlers(engine: EvaluationEngine, presentRun: RunPresenter): Handlers {
   return {
     createEvaluation: ({ body, auth, sandbox }) => {
       const evaluation = submitEvaluation(sandbox, auth.orgId, body)
@@ -43,7 +49,7 @@ export function evaluationHandlers(engine: EvaluationEngine): Handlers {
         'The evaluation',
       )
       const run = evaluation.run_id
-        ? store.get<StoredRun>('runs', evaluation.run_id, auth.orgId)
+        ? store.get<Run & BaseRecord>('runs', evaluation.run_id, auth.orgId)
         : undefined
       const parent = evaluation.parent_evaluation_id
         ? store.get<Stored>(COLLECTION, evaluation.parent_evaluation_id, auth.orgId)

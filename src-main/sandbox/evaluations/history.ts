@@ -4,7 +4,6 @@ import { sharp } from '../../native'
 import type { Evaluation, Run } from '../../../src-shared/api'
 import { isoTime, uuidv7 } from '../clock'
 import { microToDecimal, runModel } from '../models'
-import type { SeededRun } from '../runs'
 import type { SandboxServices } from '../services'
 import type { BaseRecord } from '../store'
 import { analyseImage, type ImageFacts } from './analyse'
@@ -13,6 +12,22 @@ import { EvaluationFailure, type FailureCode } from './failure'
 import { runJudges, type JudgeContext, type JudgeOutcome } from './judges'
 import { COLLECTION, linksOf, PRICE_MICRO, type JobClass } from './record'
 import { ACTIONS, buildVerdict, type VerdictFields } from './verdict'
+
+/**
+ * One run written by the runs area's `seedHistory`, for the seeders that add records about runs
+ * (evaluations…). Declared here, beside its first reader, so that evaluations/ names nothing of
+ * runs/: the runs area sits above this one (its built-in nodes judge images with it).
+ */
+export interface SeededRun {
+  id: string
+  model_id: string
+  model_slug: string
+  status_code: 'succeeded' | 'failed' | 'canceled'
+  created_at: string
+  completed_at: string
+  /** The first output file of a succeeded image run (its blob), or null. */
+  output_sha256: string | null
+}
 
 export interface EvaluationsSummary {
   evaluations: number

@@ -16,25 +16,28 @@
 // - Feedback: only a completed evaluation can be rated; pending, running or failed answer 409.
 // - callback_url is stored, never called: the spec does not show evaluation events.
 // - A persisted sandbox resumes evaluations left pending or running (see EvaluationEngine).
-import type { SandboxArea, SandboxServices } from '../services'
+import type { SandboxArea } from '../handlers/types'
+import type { SandboxServices } from '../services'
 import { EvaluationEngine, type EvaluationsOptions } from './engine'
-import { evaluationHandlers } from './handlers'
+import { evaluationHandlers, type RunPresenter } from './handlers'
 
 export { analyseImage } from './analyse'
 export { cuesOf } from './cues'
 export { runJudges, type JudgeContext } from './judges'
 export { PRICE_MICRO as EVALUATION_PRICE_MICRO } from './record'
-export { seedEvaluations } from './history'
+export { seedEvaluations, type SeededRun } from './history'
 export type { EvaluationsOptions } from './engine'
+export type { RunPresenter } from './handlers'
 
 export function createEvaluationsArea(
   services: SandboxServices,
+  presentRun: RunPresenter,
   options: EvaluationsOptions = {},
 ): SandboxArea {
   const engine = new EvaluationEngine(services, options)
   engine.resumeLeftovers()
   return {
-    handlers: evaluationHandlers(engine),
+    handlers: evaluationHandlers(engine, presentRun),
     stop: () => engine.stop(),
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { operations } from '../../../src-shared/api'
 import type { AuthContext } from '../accounts'
 import type { SandboxServices } from '../services'
@@ -53,3 +53,14 @@ export type Handler<O extends OperationId> = (
 ) => SuccessBody<O> | Promise<SuccessBody<O>>
 
 export type Handlers = { [O in OperationId]?: Handler<O> }
+
+// SandboxArea lives here, beside Handlers, rather than in ../services: the handler context needs
+// SandboxServices, so the services module must not need the handler types back (a type circle).
+/** One area of the service (runs, events, media, …): its operations and its background work. */
+export interface SandboxArea {
+  handlers: Handlers
+  /** Extra routes outside the contract (presigned storage URLs). */
+  routes?: (app: FastifyInstance) => void
+  /** Stops timers and in-flight work; called once at close, before the database closes. */
+  stop?: () => Promise<void> | void
+}

@@ -1,4 +1,5 @@
-import type { SandboxArea, SandboxServices } from '../services'
+import type { SandboxArea } from '../handlers/types'
+import type { SandboxServices } from '../services'
 import { assetHandlers } from './assets'
 import { folderHandlers } from './folders'
 import { storageRoutes } from './storage'

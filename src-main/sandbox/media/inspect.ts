@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises'
 import type { Metadata } from 'sharp'
 import { sharp } from '../../native'
 import { readIsoMedia, readMatroska, readWav, UNKNOWN, type Dimensions } from './containers'
-import type { MediaType } from './records'
+import type { MediaType } from './types'
 
 /** What the bytes are, by their magic numbers; the declared content type is only a fallback. */
 export interface Sniffed {

@@ -7,7 +7,6 @@ export type Asset = components['schemas']['Asset']
 export type AssetFolder = components['schemas']['AssetFolder']
 export type AssetUpload = components['schemas']['AssetUpload']
 export type PresignedPart = components['schemas']['PresignedPart']
-export type MediaType = components['schemas']['MediaType']
 
 /** Collection names; the evaluations area reads assets from `assets` by id, bytes by sha256. */
 export const ASSETS = 'assets'

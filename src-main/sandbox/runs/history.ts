@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { isoTime } from '../clock'
-import { seedEvaluations } from '../evaluations'
+import { seedEvaluations, type SeededRun } from '../evaluations'
 import { seedAssets } from '../media'
 import {
   findModel,
@@ -15,17 +15,9 @@ import type { SandboxServices } from '../services'
 import { BulkIds } from './ids'
 import { normalizedOutput } from './model-target'
 
-/** One run written by `seedHistory`, for the seeders that add records about runs (evaluations…). */
-export interface SeededRun {
-  id: string
-  model_id: string
-  model_slug: string
-  status_code: 'succeeded' | 'failed' | 'canceled'
-  created_at: string
-  completed_at: string
-  /** The first output file of a succeeded image run (its blob), or null. */
-  output_sha256: string | null
-}
+// SeededRun is declared beside seedEvaluations, which judges these runs: the evaluations area sits
+// below the runs area (runs judge images and seed evaluations), so it names nothing of runs/.
+export type { SeededRun }
 
 export interface HistoryContext {
   services: SandboxServices

@@ -1,4 +1,5 @@
-import type { SandboxArea, SandboxServices } from '../services'
+import type { SandboxArea } from '../handlers/types'
+import type { SandboxServices } from '../services'
 import { Batches } from './batches'
 import { catalogHandlers, modelsBySlug, writeModelCatalog } from './catalog'
 import { RunEngine } from './engine'
