@@ -1,6 +1,6 @@
 import type { AccountSummary } from '../../src-shared/domain/app'
 import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
-import type { SyncProgressStatus, SyncStatus } from '../../src-shared/domain/sync'
+import type { SyncStatus } from '../../src-shared/domain/sync'
 import type { IpcEvents } from '../../src-shared/ipc'
 import { openDatabases, type Databases, type DbNotice } from '../db'
 import { EventBus, type EventSink } from '../events/bus'
@@ -12,23 +12,19 @@ import { RunPageService } from '../review/run-page'
 import { EvaluationReview } from '../review/evaluations'
 import { openAssetManager, type AssetManager } from '../review/assets'
 import { osKeychain } from '../secrets'
-import {
-  createServiceClient,
-  isServiceError,
-  type ServiceClient,
-  type ServiceClientOptions,
-} from '../service'
-import { SYNC_COLLECTIONS, SyncEngine, type SyncCollection } from '../sync'
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service'
+import { SYNC_COLLECTIONS, type SyncCollection } from '../sync'
+import { accountReader, type AccountReader } from './account'
+import type { AfterSyncHook } from './after-sync'
+import type { Backend } from './backend'
+import { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
+import { lastFullSync, syncJob } from './sync-job'
 import {
   OFFLINE_BACKOFF,
   SYNC_INTERVAL_MS,
   SyncScheduler,
   type SchedulerOptions,
-  type SyncJob,
 } from './sync-schedule'
-import type { AfterSyncHook } from './after-sync'
-import type { Backend } from './backend'
-import { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
 import { realTimers, type Timers } from './timers'
 
 export interface CoreOptions {
@@ -101,144 +97,84 @@ export interface Core {
 }
 
 /**
- * When every collection was last brought up to date: the oldest of the cursors' times, and only
- * once the tombstones have a cursor, since the engine walks them after every collection they
- * delete from. A sync stopped half-way therefore never counts.
+ * What every step of `openCore` shares: the options, the core's own logger, clock and event
+ * bus, the settings it follows, and `opened`, where each step puts what it opened. Closing goes
+ * through `opened` alone, so a core that failed halfway closes exactly what had opened.
  */
-function lastFullSync(databases: Databases, profile: string, orgId: string): number | null {
-  const cursors = databases.mirror.syncCursors.list(profile, orgId)
-  if (!cursors.some((c) => c.collection === 'tombstones')) return null
-  let oldest: number | null = null
-  for (const { lastSyncMs } of cursors) {
-    if (lastSyncMs === null) return null
-    oldest = oldest === null ? lastSyncMs : Math.min(oldest, lastSyncMs)
-  }
-  return oldest
+interface CoreContext {
+  readonly options: CoreOptions
+  readonly backend: Backend
+  readonly orgId: string
+  /** The caller's logger: the request log writes under it, not under `component: core`. */
+  readonly parent: Logger
+  readonly logger: Logger
+  readonly clock: () => number
+  readonly events: EventBus
+  readonly notices: IpcEvents['app.notice'][]
+  /** Changed in place by `applySettings`: the sync job and the media step read it each time. */
+  readonly settings: CoreSettings
+  readonly opened: Opened
 }
 
-/** How long a balance read from the service is shown before it is read again. */
-export const BALANCE_TTL_MS = 30_000
-/** Per attempt: the sidebar waits for this, so it gives up sooner than a sync. */
-const ACCOUNT_TIMEOUT_MS = 10_000
-
-interface AccountReader {
-  summary: () => Promise<AccountSummary>
-  /** The next summary reads the balance again: a sync or a flow run may have changed it. */
-  invalidate: () => void
-  close: () => void
+/** What must be closed, filled in as it opens; the scheduler is also read by the client and the account. */
+interface Opened {
+  databases?: Databases
+  account?: AccountReader
+  flows?: FlowEditor
+  afterSync?: readonly AfterSyncHook[]
+  scheduler?: SyncScheduler
+  assets?: AssetManager
 }
 
-/**
- * The balance, kept briefly so that every window asking does not cost a request, and the
- * organization's name, asked once (it is not in the mirror). While the sync says offline the
- * service is not asked at all: the answer would only come after the client's retries.
- */
-function accountReader(options: {
-  backend: Backend
+interface Storage {
+  databases: Databases
   client: ServiceClient
-  clock: () => number
-  logger: Logger
-  offline: () => boolean
-}): AccountReader {
-  const { backend, client, clock, logger } = options
-  const orgId = backend.organizationId
-  const closing = new AbortController()
-  let organizationName: string | null = null
-  // Set once the service answered the account call, name or not: it is not asked again.
-  let accountAsked = false
-  let cached: { balanceMicro: number | null; at: number } | null = null
-  /** The read under way, for callers of the same generation to join. */
-  let reading: { generation: number; balance: Promise<number | null> } | null = null
-  let generation = 0
+}
 
-  const readBalance = async (): Promise<number | null> => {
-    try {
-      const balance = await client.get('/v1/billing/balance', {
-        signal: closing.signal,
-        timeoutMs: ACCOUNT_TIMEOUT_MS,
-      })
-      const value = Number(balance.balance)
-      return Number.isFinite(value) ? Math.round(value * 1_000_000) : null
-    } catch (error) {
-      logger.debug('the balance could not be read', { err: error })
-      return null
-    }
-  }
+interface Sync {
+  scheduler: SyncScheduler
+  /** Kept: the scheduler reads its interval from here each time it plans (`applySettings`). */
+  schedulerOptions: SchedulerOptions
+}
 
-  const readName = async (): Promise<void> => {
-    if (accountAsked) return
-    try {
-      const account = await client.get('/v1/account', {
-        signal: closing.signal,
-        timeoutMs: ACCOUNT_TIMEOUT_MS,
-      })
-      const mine = [account.organization, ...account.organizations].find((o) => o.id === orgId)
-      organizationName = mine?.name ?? null
-      accountAsked = true
-    } catch (error) {
-      // Unreachable: ask again next time. Any answer (a service without this call): leave it.
-      if (isServiceError(error) && error.status !== 0) accountAsked = true
-      logger.debug('the account could not be read', { err: error })
-    }
-  }
-
-  const read = (): Promise<number | null> => {
-    const started = generation
-    const balance = Promise.all([readBalance(), readName()]).then(([balanceMicro]) => {
-      // Invalidated while reading: this answer may predate what changed, so it is not kept.
-      if (started === generation) cached = { balanceMicro, at: clock() }
-      if (reading?.balance === balance) reading = null
-      return balanceMicro
-    })
-    reading = { generation: started, balance }
-    return balance
-  }
-
-  const summaryOf = (balanceMicro: number | null): AccountSummary => ({
-    profileName: backend.info.kind === 'sandbox' ? null : backend.profile,
-    organization: { id: orgId, name: organizationName },
-    balanceMicro,
-    backendKind: backend.info.kind,
-  })
-
-  return {
-    summary: async () => {
-      if (cached !== null && clock() - cached.at < BALANCE_TTL_MS) {
-        return summaryOf(cached.balanceMicro)
-      }
-      if (options.offline() || closing.signal.aborted) return summaryOf(null)
-      const balance = reading?.generation === generation ? reading.balance : read()
-      return summaryOf(await balance)
-    },
-    invalidate: () => {
-      generation++
-      cached = null
-    },
-    close: () => {
-      closing.abort()
-    },
-  }
+interface Review {
+  runs: RunsList
+  runPage: RunPageService
+  evaluations: EvaluationReview
 }
 
 /** What the main process owns besides the window: the databases, the client, the background sync. */
 export function openCore(options: CoreOptions): Core {
+  const context = beginCore(options)
+  try {
+    const storage = openStorage(context)
+    const account = openAccount(context, storage)
+    const flows = openFlows(context, storage, account)
+    const afterSync = afterSyncSteps(context)
+    const sync = startSync(context, storage, account, afterSync)
+    const assets = openAssets(context, storage, sync)
+    const review = openReview(context, storage, account, sync)
+    return coreOf(context, { storage, account, flows, sync, assets, review })
+  } catch (error) {
+    // No core is returned to close: what opened closes here, in the order `close` uses.
+    closeOpened(context).catch((closeError: unknown) => {
+      context.logger.warn('what opened did not close cleanly', { err: closeError })
+    })
+    throw error
+  }
+}
+
+/**
+ * Establishes the core's logger, with the key among its secrets before any line is written,
+ * its clock, its event bus and the settings it starts from. Nothing is opened yet.
+ */
+function beginCore(options: CoreOptions): CoreContext {
   const { backend, logger: parent } = options
   const logger = parent.child({ component: 'core' })
   logger.addSecret(backend.apiKey)
-  const clock = options.clock ?? Date.now
   const events = new EventBus((event, error) => {
     logger.warn('an event listener failed', { event, err: error })
   })
-  const { emit } = events
-
-  const notices: IpcEvents['app.notice'][] = []
-  const onNotice = (notice: DbNotice) => {
-    logger.warn(notice.message, { code: notice.code, file: notice.file, movedTo: notice.movedTo })
-    const event = { level: 'warning' as const, message: notice.message }
-    notices.push(event)
-    emit('app.notice', event)
-  }
-  const databases = openDatabases(options.home, { onNotice, clock })
   const settings: CoreSettings = {
     intervalMs: SYNC_INTERVAL_MS,
     collections: SYNC_COLLECTIONS,
@@ -247,10 +183,36 @@ export function openCore(options: CoreOptions): Core {
     ...options.settings,
   }
   if (options.intervalMs !== undefined) settings.intervalMs = options.intervalMs
+  return {
+    options,
+    backend,
+    orgId: backend.organizationId,
+    parent,
+    logger,
+    clock: options.clock ?? Date.now,
+    events,
+    notices: [],
+    settings,
+    opened: {},
+  }
+}
 
-  const orgId = backend.organizationId
-  let scheduler: SyncScheduler | null = null
-  const requestLog = requestLogger(parent)
+/**
+ * Opens the databases, whose notices (a damaged mirror rebuilt) are logged, kept for a window
+ * that opens later and pushed, and makes the app's one service client, whose every success
+ * tells the scheduler the service answers again.
+ */
+function openStorage(context: CoreContext): Storage {
+  const { options, backend, orgId, logger, clock, events, notices, opened } = context
+  const onNotice = (notice: DbNotice) => {
+    logger.warn(notice.message, { code: notice.code, file: notice.file, movedTo: notice.movedTo })
+    const event = { level: 'warning' as const, message: notice.message }
+    notices.push(event)
+    events.emit('app.notice', event)
+  }
+  const databases = openDatabases(options.home, { onNotice, clock })
+  opened.databases = databases
+  const requestLog = requestLogger(context.parent)
   const client = createServiceClient({
     ...options.client,
     baseUrl: backend.info.url,
@@ -258,21 +220,31 @@ export function openCore(options: CoreOptions): Core {
     organizationId: orgId,
     log: (entry) => {
       requestLog(entry)
-      if (entry.status >= 200 && entry.status < 300) scheduler?.noteSuccess()
+      if (entry.status >= 200 && entry.status < 300) opened.scheduler?.noteSuccess()
     },
   })
+  return { databases, client }
+}
 
+/** The account summary's reader, which asks nothing of the service while the sync says offline. */
+function openAccount(context: CoreContext, { client }: Storage): AccountReader {
+  const { backend, clock, logger, opened } = context
   const account = accountReader({
     backend,
     client,
     clock,
     logger,
-    offline: () => scheduler?.status().state === 'offline',
+    offline: () => opened.scheduler?.status().state === 'offline',
   })
+  opened.account = account
+  return account
+}
 
+/** The flow editor's services; a run that finished makes the balance be read again. */
+function openFlows(context: CoreContext, storage: Storage, account: AccountReader): FlowEditor {
+  const { options, backend, orgId, logger, clock, events, settings, opened } = context
   const flows = openFlowEditor({
-    databases,
-    client,
+    ...storage,
     profile: backend.profile,
     orgId,
     home: options.home,
@@ -281,73 +253,49 @@ export function openCore(options: CoreOptions): Core {
     emit: (message) => {
       // First: the window asks for the balance as soon as it hears the run ended.
       if (message.event.type === 'flow-finished') account.invalidate()
-      emit('flowRuns.event', message)
+      events.emit('flowRuns.event', message)
     },
     logger: logger.child({ component: 'flows' }),
     clock,
   })
+  opened.flows = flows
+  return flows
+}
 
+/** The steps run after each sync: the caller's, or the outbox replay then the media downloads. */
+function afterSyncSteps(context: CoreContext): readonly AfterSyncHook[] {
+  const { options, settings, opened } = context
   const afterSync = options.afterSync ?? [
     outboxStep(),
     mediaStep(options.home, () => settings.mediaCapBytes),
   ]
-  const steps = SYNC_COLLECTIONS.length + afterSync.length
-  const job: SyncJob = async (signal, progress) => {
-    // A function, not the property: the steps' awaits can change it under the compiler's eyes.
-    const stopped = () => signal.aborted
-    const sync = logger.child({ component: 'sync' })
-    const engine = new SyncEngine({
-      client,
-      mirror: databases.mirror,
-      profileName: backend.profile,
-      orgId,
-      clock,
-      onProgress: (p) => {
-        sync.debug(`${p.collection} ${p.phase}: ${p.done} records, ${p.pages} pages`, { ...p })
-        const status: SyncProgressStatus = {
-          collection: p.collection,
-          done: p.done,
-          step: SYNC_COLLECTIONS.indexOf(p.collection) + 1,
-          steps,
-        }
-        if (p.total !== undefined) status.total = p.total
-        progress(status)
-      },
-    })
-    const result = await engine.syncAll({ signal, collections: settings.collections })
-    if (result.state === 'aborted') return result
-    for (const [index, hook] of afterSync.entries()) {
-      if (stopped()) break
-      if (hook.name === 'media' && !settings.mediaDownloads) continue
-      const step = SYNC_COLLECTIONS.length + index + 1
-      progress({ collection: hook.name, done: 0, step, steps })
-      try {
-        await hook.run({
-          result,
-          client,
-          databases,
-          profile: backend.profile,
-          orgId,
-          signal,
-          logger: logger.child({ component: hook.name }),
-          progress: (done, total) => {
-            progress({
-              collection: hook.name,
-              done,
-              step,
-              steps,
-              ...(total === undefined ? {} : { total }),
-            })
-          },
-        })
-      } catch (error) {
-        if (stopped()) break
-        logger.warn(`the after-sync step "${hook.name}" failed`, { err: error })
-      }
-    }
-    return result
-  }
+  opened.afterSync = afterSync
+  return afterSync
+}
 
+/**
+ * The background sync and its schedule, its last success read from the mirror's cursors, and
+ * the first sync started (or planned, see `firstSyncAfterMs`). A sync that ended may have
+ * brought runs that spent credit, so the balance is read again.
+ */
+function startSync(
+  context: CoreContext,
+  { databases, client }: Storage,
+  account: AccountReader,
+  afterSync: readonly AfterSyncHook[],
+): Sync {
+  const { options, backend, orgId, logger, clock, events, notices, settings, opened } = context
+  const job = syncJob({
+    client,
+    databases,
+    profile: backend.profile,
+    orgId,
+    clock,
+    logger,
+    afterSync,
+    collections: () => settings.collections,
+    mediaDownloads: () => settings.mediaDownloads,
+  })
   const schedulerOptions: SchedulerOptions = {
     job,
     logger,
@@ -357,39 +305,47 @@ export function openCore(options: CoreOptions): Core {
     backoff: options.backoff ?? OFFLINE_BACKOFF,
     lastOkAt: lastFullSync(databases, backend.profile, orgId),
     onStatus: (status) => {
-      // A sync that ended may have brought runs that spent credit; told before the window asks.
+      // Told before the window asks for the balance.
       if (status.state !== 'syncing') account.invalidate()
-      emit('sync.status', status)
+      events.emit('sync.status', status)
     },
   }
-  const running = new SyncScheduler(schedulerOptions)
-  scheduler = running
-  // The first sync starts now (or once the first screen has had the thread, see
-  // `firstSyncAfterMs`); after a rebuilt mirror it is a full one, the cursors being gone.
+  const scheduler = new SyncScheduler(schedulerOptions)
+  opened.scheduler = scheduler
+  // After a rebuilt mirror the first sync is a full one, the cursors being gone.
   const firstReason = notices.length > 0 ? 'the mirror was rebuilt' : 'start'
-  if (options.firstSyncAfterMs) running.syncAfter(options.firstSyncAfterMs, firstReason)
-  else void running.syncNow(firstReason)
+  if (options.firstSyncAfterMs) scheduler.syncAfter(options.firstSyncAfterMs, firstReason)
+  else void scheduler.syncNow(firstReason)
+  return { scheduler, schedulerOptions }
+}
 
+/** The Assets section; uploads that finished ask for a sync, which brings the new assets. */
+function openAssets(context: CoreContext, storage: Storage, { scheduler }: Sync): AssetManager {
+  const { options, backend, orgId, logger, clock, events, opened } = context
   const assets = openAssetManager({
-    client,
-    databases,
+    ...storage,
     profile: backend.profile,
     orgId,
     home: options.home,
     logger: logger.child({ component: 'assets' }),
     clock,
-    emit,
-    syncNow: () => running.syncNow('assets uploaded'),
+    emit: events.emit,
+    syncNow: () => scheduler.syncNow('assets uploaded'),
   })
+  opened.assets = assets
+  return assets
+}
 
-  let searcher: MirrorSearch | null = null
-  let closing: Promise<void> | null = null
+/** The review features over the mirror: the Runs list, one run's page, the Evaluations section. */
+function openReview(
+  context: CoreContext,
+  { databases, client }: Storage,
+  account: AccountReader,
+  { scheduler }: Sync,
+): Review {
+  const { backend, orgId, logger } = context
+  const offline = () => scheduler.status().state === 'offline'
   return {
-    databases,
-    client,
-    orgId,
-    notices,
-    flows,
     runs: new RunsList(databases.mirror, { orgId }),
     runPage: new RunPageService({
       databases,
@@ -397,7 +353,7 @@ export function openCore(options: CoreOptions): Core {
       profile: backend.profile,
       orgId,
       keychain: osKeychain(),
-      offline: () => running.status().state === 'offline',
+      offline,
       onBalanceChange: () => {
         account.invalidate()
       },
@@ -408,13 +364,39 @@ export function openCore(options: CoreOptions): Core {
       client,
       profile: backend.profile,
       orgId,
-      isOffline: () => running.status().state === 'offline',
+      isOffline: offline,
     }),
-    assets,
-    syncStatus: () => running.status(),
-    syncNow: () => running.syncNow(),
+  }
+}
+
+/** The core as its callers see it, over the parts the steps opened. */
+function coreOf(
+  context: CoreContext,
+  parts: {
+    storage: Storage
+    account: AccountReader
+    flows: FlowEditor
+    sync: Sync
+    assets: AssetManager
+    review: Review
+  },
+): Core {
+  const { orgId, clock, events, notices, settings } = context
+  const { storage, account, sync } = parts
+  const { scheduler } = sync
+  let searcher: MirrorSearch | null = null
+  let closing: Promise<void> | null = null
+  return {
+    ...storage,
+    orgId,
+    notices,
+    flows: parts.flows,
+    ...parts.review,
+    assets: parts.assets,
+    syncStatus: () => scheduler.status(),
+    syncNow: () => scheduler.syncNow(),
     search: (query) => {
-      searcher ??= new MirrorSearch(databases.mirror, { now: clock })
+      searcher ??= new MirrorSearch(storage.databases.mirror, { now: clock })
       return searcher.searchChecked({ orgId }, query)
     },
     accountSummary: () => account.summary(),
@@ -422,32 +404,37 @@ export function openCore(options: CoreOptions): Core {
       Object.assign(settings, changed)
       // The scheduler reads its options' interval each time it plans; a sync now plans afresh,
       // and brings what a collection just switched on holds.
-      schedulerOptions.intervalMs = settings.intervalMs
-      void running.syncNow('the settings changed')
+      sync.schedulerOptions.intervalMs = settings.intervalMs
+      void scheduler.syncNow('the settings changed')
     },
     onEvent: events.on,
     close: () => {
-      closing ??= (async () => {
-        // First: the runs' last events and records need the sinks and the databases.
-        account.close()
-        // Its held deletes need the client, its uploads the ledger.
-        await assets.close().catch((error: unknown) => {
-          logger.warn('the uploads did not close cleanly', { err: error })
-        })
-        await flows.close().catch((error: unknown) => {
-          logger.warn('the flow runs did not close cleanly', { err: error })
-        })
-        await running.close()
-        for (const hook of afterSync) {
-          await hook.close?.().catch((error: unknown) => {
-            logger.warn(`the after-sync step "${hook.name}" did not close cleanly`, { err: error })
-          })
-        }
-        events.clear()
-        databases.close()
-        logger.info('closed')
-      })()
+      closing ??= closeOpened(context)
       return closing
     },
   }
+}
+
+/**
+ * Closes what opened, in this order: the account's reads; the assets (their held deletes need
+ * the client, their uploads the ledger) and the flow runs, whose last events and records need
+ * the sinks and the databases; the sync; the after-sync steps; the listeners; the databases.
+ */
+async function closeOpened({ logger, events, opened }: CoreContext): Promise<void> {
+  opened.account?.close()
+  await opened.assets?.close().catch((error: unknown) => {
+    logger.warn('the uploads did not close cleanly', { err: error })
+  })
+  await opened.flows?.close().catch((error: unknown) => {
+    logger.warn('the flow runs did not close cleanly', { err: error })
+  })
+  await opened.scheduler?.close()
+  for (const hook of opened.afterSync ?? []) {
+    await hook.close?.().catch((error: unknown) => {
+      logger.warn(`the after-sync step "${hook.name}" did not close cleanly`, { err: error })
+    })
+  }
+  events.clear()
+  opened.databases?.close()
+  logger.info('closed')
 }

@@ -35,6 +35,10 @@
  *   databases, client and organization; their run events go out through the same sinks as
  *   `flowRuns.event`. Closing the core cancels the flow runs under way first and waits for
  *   their records, before the databases close.
+ * - `openCore` is a short driver over named steps, one context (`core.ts`): the databases and
+ *   the client, the account reader, the flows, the after-sync steps, the sync and its schedule,
+ *   the assets, the review features. Each step records what it opened, and one routine closes
+ *   that in one order, for `close` and for an open that failed halfway alike.
  * - Waits go through injectable `timers` and times through `clock`, so a test can move the
  *   interval and the backoff on by hand while everything else (HTTP, SQLite) is real.
  */

@@ -397,6 +397,38 @@ describe('the background sync', () => {
     expect(pushes.length).toBeLessThan(40)
   })
 
+  it('closes what it had opened when its open fails halfway, the databases included', async () => {
+    const home = newHome()
+    const logger = openLogger({ home, level: 'debug' })
+    // The first sync's timer is the last thing the open sets up: a failure there comes after the
+    // databases, the flow runner and the scheduler are open.
+    const failing: Timers = {
+      setTimeout: () => {
+        throw new Error('no timers here')
+      },
+      clearTimeout: () => undefined,
+    }
+    expect(() =>
+      openCore({
+        logger,
+        timers: failing,
+        firstSyncAfterMs: 1,
+        home,
+        backend: { ...sandboxBackend(sandbox), close: () => Promise.resolve() },
+      }),
+    ).toThrow('no timers here')
+    // Closed in the background (the open is synchronous): each database's clean-close note is
+    // written once its last connection closed, and the WAL is gone.
+    for (const file of ['mirror.sqlite', 'ledger.sqlite']) {
+      await expect.poll(() => existsSync(join(home, `${file}-closed.json`))).toBe(true)
+      expect(existsSync(join(home, `${file}-wal`))).toBe(false)
+    }
+    await expect
+      .poll(() => readFileSync(join(home, 'logs', 'atelier.log'), 'utf8'))
+      .toMatch(/"msg":"closed"/)
+    logger.close()
+  })
+
   it('stops the running sync on close, plans nothing more, and can be closed twice', async () => {
     await setFaults([{ operationId: 'listRuns', latencyMs: 3_000 }])
     const h = open()
