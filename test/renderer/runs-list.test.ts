@@ -101,6 +101,11 @@ async function openRuns() {
   await act(async () => {})
   // The section's code comes in a chunk of its own: it is there once its filters show.
   await screen.findByRole('search', { name: 'Filter runs' }, { timeout: 10_000 })
+  // The filters show before the first page is in: on a busy machine the list comes later.
+  await waitFor(() => {
+    expect(useAppStore.getState().runRows).not.toBeNull()
+  })
+  await act(async () => {})
 }
 
 const grid = () => screen.getByRole('grid', { name: 'Runs' })
