@@ -19,13 +19,11 @@ export function sandboxBackend(sandbox: LocalSandbox): Backend {
 }
 
 /**
- * With no profile, Atelier runs the sandbox in-process on a free loopback port, its data kept
- * under the app's home, so a new user can try everything with no account and no cost.
+ * A local sandbox as a backend, its data in `dataDir`: in a thread of its own, as the app runs
+ * it (`startHomeSandbox`), so that a test or a bench given this drives the app's own path.
  */
 export async function startLocalSandbox(dataDir: string): Promise<Backend> {
-  // Loaded on demand: Fastify and sharp are only needed when the sandbox is the backend.
-  const { startSandbox } = await import('../sandbox')
-  return sandboxBackend(await startSandbox({ dataDir, port: 0 }))
+  return sandboxBackend(await startSandboxThread(dataDir))
 }
 
 /**
