@@ -1,12 +1,11 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
-import { z } from 'zod'
 import { clientErrorHandler } from './client-errors'
 import { uuidv7 } from './clock'
 import type { AuthContext } from './accounts'
 import { parseCredits } from './accounts'
 import { SandboxError } from './errors'
-import { faultRulesSchema, type FaultRule } from './faults'
+import type { FaultRule } from './faults'
 import { lazyCompilers } from './lazy-compilers'
 import { ListError } from './list'
 import { readRequestBodies, type BodyRule } from './request'
@@ -318,11 +317,6 @@ function registerContractRoutes(
   }
 }
 
-const balanceSchema = z.strictObject({
-  org_id: z.uuid().optional(),
-  balance: z.string().regex(/^\d+(\.\d{1,6})?$/),
-})
-
 /** Sandbox-only controls, outside the contract, for the admin key: faults and balances. */
 function registerAdminRoutes(app: FastifyInstance, services: SandboxServices): void {
   const admin = (request: FastifyRequest): AuthContext => {
@@ -332,26 +326,16 @@ function registerAdminRoutes(app: FastifyInstance, services: SandboxServices): v
     }
     return auth
   }
-  const parse = <T>(schema: z.ZodType<T>, value: unknown): T => {
-    const result = schema.safeParse(value)
-    if (!result.success) {
-      const problems = result.error.issues.map((issue) => ({
-        field: issue.path.map(String).join('.') || '(body)',
-        code: issue.code,
-        message: issue.message,
-      }))
-      throw new SandboxError(422, 'VALIDATION_FAILED', 'The request is not valid.', problems)
-    }
-    return result.data
-  }
+  // Loaded at the first control request, not at start (see admin-schemas.ts).
+  const bodies = () => import('./admin-schemas')
 
   app.get('/_sandbox/faults', (request) => {
     admin(request)
     return { rules: services.faults.list() }
   })
-  app.put('/_sandbox/faults', (request) => {
+  app.put('/_sandbox/faults', async (request) => {
     admin(request)
-    const { rules } = parse(z.strictObject({ rules: faultRulesSchema }), request.body)
+    const { rules } = (await bodies()).parseAdminBody('faults', request.body)
     services.faults.set(rules)
     return { rules: services.faults.list() }
   })
@@ -360,9 +344,9 @@ function registerAdminRoutes(app: FastifyInstance, services: SandboxServices): v
     services.faults.set([])
     return reply.code(204).send()
   })
-  app.put('/_sandbox/balance', (request) => {
+  app.put('/_sandbox/balance', async (request) => {
     const auth = admin(request)
-    const body = parse(balanceSchema, request.body)
+    const body = (await bodies()).parseAdminBody('balance', request.body)
     const orgId = body.org_id ?? auth.orgId
     if (!auth.orgIds.includes(orgId))
       throw new SandboxError(404, 'NOT_FOUND', 'No such organization.')

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander'
-import type { FaultRule, faultRulesSchema } from '../../sandbox/faults'
+import type { FaultRule, faultRulesSchema } from '../../sandbox/admin-schemas'
 import type { SandboxFlags } from '../actions/sandbox'
 import type { CommandContext } from '../context'
 
@@ -66,8 +66,8 @@ export function registerSandbox(program: Command, context: CommandContext): void
     })
   program.hook('preSubcommand', (_program, command) => {
     if (command !== sandbox || !program.args.some(namesFaults)) return
-    return import('../../sandbox/faults').then((faults) => {
-      schema = faults.faultRulesSchema
+    return import('../../sandbox/admin-schemas').then((schemas) => {
+      schema = schemas.faultRulesSchema
     })
   })
 }

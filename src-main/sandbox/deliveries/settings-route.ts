@@ -1,14 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { z } from 'zod'
 import { SandboxError } from '../errors'
 import type { SandboxServices } from '../services'
 import type { DeliveryEngine } from './engine'
-
-const settingsBody = z.strictObject({
-  timeout_ms: z.int().min(1).max(120_000).optional(),
-  retry_base_ms: z.int().min(0).max(3_600_000).optional(),
-  max_attempts: z.int().min(1).max(20).optional(),
-})
 
 /**
  * `GET|PUT /_sandbox/delivery-settings` (admin key, outside the contract): the attempt timeout
@@ -32,23 +25,14 @@ export function deliverySettingsRoute(services: SandboxServices, engine: Deliver
       admin(request)
       return view()
     })
-    app.put('/_sandbox/delivery-settings', (request) => {
+    app.put('/_sandbox/delivery-settings', async (request) => {
       admin(request)
-      const parsed = settingsBody.safeParse(request.body)
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) => ({
-          field: issue.path.map(String).join('.') || '(body)',
-          code: issue.code,
-          message: issue.message,
-        }))
-        throw new SandboxError(
-          422,
-          'VALIDATION_FAILED',
-          'The delivery settings are not valid: timeout_ms 1 to 120000, retry_base_ms 0 to 3600000, max_attempts 1 to 20.',
-          problems,
-        )
-      }
-      const body = parsed.data
+      const { parseAdminBody } = await import('../admin-schemas')
+      const body = parseAdminBody(
+        'deliverySettings',
+        request.body,
+        'The delivery settings are not valid: timeout_ms 1 to 120000, retry_base_ms 0 to 3600000, max_attempts 1 to 20.',
+      )
       engine.settings = {
         timeoutMs: body.timeout_ms ?? engine.settings.timeoutMs,
         retryBaseMs: body.retry_base_ms ?? engine.settings.retryBaseMs,
