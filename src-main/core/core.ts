@@ -7,9 +7,11 @@ import { EventBus, type EventSink } from '../events/bus'
 import { openFlowEditor, type FlowEditor } from '../flows'
 import { requestLogger, type Logger } from '../log'
 import { MirrorSearch } from '../search'
+import { changedByReplay } from '../outbox'
 import { RunsList } from '../review/runs-list'
 import { RunPageService } from '../review/run-page'
 import { EvaluationReview } from '../review/evaluations'
+import { BatchesService, type BatchReview } from '../review/batches'
 import { openAssetManager, type AssetManager } from '../review/assets'
 import { osKeychain } from '../secrets'
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service'
@@ -20,12 +22,14 @@ import type { Backend } from './backend'
 import { MEDIA_CAP_BYTES, MEDIA_DIR, mediaStep, outboxStep } from './steps'
 import { lastFullSync, syncJob } from './sync-job'
 import {
+  healthProbe,
   OFFLINE_BACKOFF,
   SYNC_INTERVAL_MS,
   SyncScheduler,
   type SchedulerOptions,
 } from './sync-schedule'
 import { realTimers, type Timers } from './timers'
+import { writeThrough, type WriteThrough } from './write-through'
 
 export interface CoreOptions {
   home: string
@@ -37,6 +41,8 @@ export interface CoreOptions {
   timers?: Timers
   intervalMs?: number
   backoff?: { initialMs: number; maxMs: number }
+  /** How often the service is asked whether it is back while offline; `PROBE_BACKOFF` by default. */
+  probeBackoff?: { initialMs: number; maxMs: number }
   /** Defaults to the outbox replay, then the media downloads (`steps.ts`). */
   afterSync?: readonly AfterSyncHook[]
   /** Passed on to the service client, e.g. fewer retries in tests. */
@@ -86,6 +92,8 @@ export interface Core {
   readonly runPage: RunPageService
   /** The Evaluations section: list, page, feedback through the outbox, submit (`src-main/review/evaluations`). */
   readonly evaluations: EvaluationReview
+  /** The Batches section, from the mirror (`src-main/review/batches`). */
+  readonly batches: BatchReview
   /** The Assets section: assets, folders, uploads and watched folders (`src-main/review/assets`). */
   readonly assets: AssetManager
   /** Followed from the next sync on; a new interval also plans the next sync anew. */
@@ -120,6 +128,7 @@ interface CoreContext {
 interface Opened {
   databases?: Databases
   account?: AccountReader
+  writeThrough?: WriteThrough
   flows?: FlowEditor
   afterSync?: readonly AfterSyncHook[]
   scheduler?: SyncScheduler
@@ -141,6 +150,7 @@ interface Review {
   runs: RunsList
   runPage: RunPageService
   evaluations: EvaluationReview
+  batches: BatchReview
 }
 
 /** What the main process owns besides the window: the databases, the client, the background sync. */
@@ -149,11 +159,12 @@ export function openCore(options: CoreOptions): Core {
   try {
     const storage = openStorage(context)
     const account = openAccount(context, storage)
-    const flows = openFlows(context, storage, account)
+    const written = openWriteThrough(context, storage, account)
+    const flows = openFlows(context, storage, account, written)
     const afterSync = afterSyncSteps(context)
     const sync = startSync(context, storage, account, afterSync)
     const assets = openAssets(context, storage, sync)
-    const review = openReview(context, storage, account, sync)
+    const review = openReview(context, storage, written, sync)
     return coreOf(context, { storage, account, flows, sync, assets, review })
   } catch (error) {
     // No core is returned to close: what opened closes here, in the order `close` uses.
@@ -240,8 +251,37 @@ function openAccount(context: CoreContext, { client }: Storage): AccountReader {
   return account
 }
 
-/** The flow editor's services; a run that finished makes the balance be read again. */
-function openFlows(context: CoreContext, storage: Storage, account: AccountReader): FlowEditor {
+/**
+ * What the app does itself goes into the mirror as the service answers, and is told to the
+ * window (`mirror.changed`, `account.changed`): no view waits for a sync to show it.
+ */
+function openWriteThrough(
+  context: CoreContext,
+  { databases, client }: Storage,
+  account: AccountReader,
+): WriteThrough {
+  const { logger, events, opened } = context
+  const written = writeThrough({
+    client,
+    mirror: databases.mirror,
+    account,
+    emit: events.emit,
+    logger: logger.child({ component: 'write-through' }),
+  })
+  opened.writeThrough = written
+  return written
+}
+
+/**
+ * The flow editor's services; the remote runs of a flow run go into the mirror as they are made
+ * and end, and its end makes the balance be read again.
+ */
+function openFlows(
+  context: CoreContext,
+  storage: Storage,
+  account: AccountReader,
+  written: WriteThrough,
+): FlowEditor {
   const { options, backend, orgId, logger, clock, events, settings, opened } = context
   const flows = openFlowEditor({
     ...storage,
@@ -254,9 +294,12 @@ function openFlows(context: CoreContext, storage: Storage, account: AccountReade
       // First: the window asks for the balance as soon as it hears the run ended.
       if (message.event.type === 'flow-finished') account.invalidate()
       events.emit('flowRuns.event', message)
+      written.flowRunEvent(message)
     },
     logger: logger.child({ component: 'flows' }),
     clock,
+    // Read at each call: the scheduler opens after the editor.
+    isOffline: () => opened.scheduler?.status().state === 'offline',
   })
   opened.flows = flows
   return flows
@@ -264,9 +307,13 @@ function openFlows(context: CoreContext, storage: Storage, account: AccountReade
 
 /** The steps run after each sync: the caller's, or the outbox replay then the media downloads. */
 function afterSyncSteps(context: CoreContext): readonly AfterSyncHook[] {
-  const { options, settings, opened } = context
+  const { options, settings, opened, events } = context
   const afterSync = options.afterSync ?? [
-    outboxStep(),
+    // A rating sent from the outbox must leave the page's "pending" at once, not at a reopen.
+    outboxStep((report) => {
+      const collections = changedByReplay(report)
+      if (collections.length > 0) events.emit('mirror.changed', { collections })
+    }),
     mediaStep(options.home, () => settings.mediaCapBytes),
   ]
   opened.afterSync = afterSync
@@ -304,6 +351,8 @@ function startSync(
     intervalMs: settings.intervalMs,
     backoff: options.backoff ?? OFFLINE_BACKOFF,
     lastOkAt: lastFullSync(databases, backend.profile, orgId),
+    probe: healthProbe(client),
+    ...(options.probeBackoff ? { probeBackoff: options.probeBackoff } : {}),
     onStatus: (status) => {
       // Told before the window asks for the balance.
       if (status.state !== 'syncing') account.invalidate()
@@ -336,11 +385,14 @@ function openAssets(context: CoreContext, storage: Storage, { scheduler }: Sync)
   return assets
 }
 
-/** The review features over the mirror: the Runs list, one run's page, the Evaluations section. */
+/**
+ * The review features over the mirror: the Runs list, one run's page, the Evaluations section;
+ * what the run page and a submitted evaluation write or charge is told through `written`.
+ */
 function openReview(
   context: CoreContext,
   { databases, client }: Storage,
-  account: AccountReader,
+  written: WriteThrough,
   { scheduler }: Sync,
 ): Review {
   const { backend, orgId, logger } = context
@@ -354,9 +406,8 @@ function openReview(
       orgId,
       keychain: osKeychain(),
       offline,
-      onBalanceChange: () => {
-        account.invalidate()
-      },
+      onBalanceChange: written.balanceChanged,
+      onRunWritten: written.runWritten,
       logger: logger.child({ component: 'run-page' }),
     }),
     evaluations: new EvaluationReview({
@@ -365,7 +416,10 @@ function openReview(
       profile: backend.profile,
       orgId,
       isOffline: offline,
+      onWritten: written.changed,
+      onBalanceChange: written.balanceChanged,
     }),
+    batches: new BatchesService(databases.mirror, { orgId }),
   }
 }
 
@@ -418,7 +472,8 @@ function coreOf(
 /**
  * Closes what opened, in this order: the account's reads; the assets (their held deletes need
  * the client, their uploads the ledger) and the flow runs, whose last events and records need
- * the sinks and the databases; the sync; the after-sync steps; the listeners; the databases.
+ * the sinks and the databases; the writes through to the mirror; the sync; the after-sync
+ * steps; the listeners; the databases.
  */
 async function closeOpened({ logger, events, opened }: CoreContext): Promise<void> {
   opened.account?.close()
@@ -428,6 +483,8 @@ async function closeOpened({ logger, events, opened }: CoreContext): Promise<voi
   await opened.flows?.close().catch((error: unknown) => {
     logger.warn('the flow runs did not close cleanly', { err: error })
   })
+  // After the flow runs: their last events are written through before the databases close.
+  await opened.writeThrough?.close()
   await opened.scheduler?.close()
   for (const hook of opened.afterSync ?? []) {
     await hook.close?.().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { MediaStore } from '../media-store'
-import { OutboxReplayer } from '../outbox'
+import { OutboxReplayer, type ReplayReport } from '../outbox'
 import { ledgerPins, MediaFetcher } from '../sync'
 import type { AfterSyncHook } from './after-sync'
 
@@ -23,7 +23,10 @@ const MEDIA_PASS_LIMIT = 200
  * well says it does. Skipped when the pull did not reach the service, since the replay would
  * only fail in the same way.
  */
-export function outboxStep(): AfterSyncHook {
+export function outboxStep(
+  /** Told after each replay, for the window to show what it sent (see `changedByReplay`). */
+  onReplayed?: (report: ReplayReport) => void,
+): AfterSyncHook {
   return {
     name: 'outbox',
     run: async ({ result, client, databases, profile, orgId, signal, logger, progress }) => {
@@ -36,6 +39,7 @@ export function outboxStep(): AfterSyncHook {
         orgId,
       })
       const report = await replayer.replay({ signal })
+      onReplayed?.(report)
       progress(report.sent + report.rejected, report.sent + report.rejected + report.pending)
       if (report.sent + report.rejected > 0 || report.state !== 'ok') {
         logger.info('outbox replayed', { ...report, entries: undefined })

@@ -5,13 +5,37 @@ import type {
   SyncSummary,
 } from '../../src-shared/domain/sync'
 import type { Logger } from '../log'
+import { isServiceError, type ServiceClient } from '../service'
 import type { SyncResult } from '../sync'
 import type { Timers } from './timers'
 
 export const SYNC_INTERVAL_MS = 5 * 60_000
 export const OFFLINE_BACKOFF = { initialMs: 30_000, maxMs: 5 * 60_000 } as const
+/**
+ * While offline, a cheap request asks whether the service is back: soon at first, then less
+ * often, but never more than 4 s apart, so the app notices within about 5 s without a click.
+ */
+export const PROBE_BACKOFF = { initialMs: 500, maxMs: 4_000 } as const
 /** Progress alone is pushed at most this often; changes of state go out at once. */
 export const PROGRESS_EVENT_MS = 100
+
+/** A probe answers within this, or counts as no answer: the next one follows soon anyway. */
+export const PROBE_TIMEOUT_MS = 2_000
+
+/**
+ * The probe the app uses: the service's liveness path. Any HTTP answer, even a refusal, means
+ * the service can be reached again; only a connection that fails or times out means offline.
+ */
+export function healthProbe(client: ServiceClient): (signal: AbortSignal) => Promise<boolean> {
+  return async (signal) => {
+    try {
+      await client.get('/v1/health', { signal, timeoutMs: PROBE_TIMEOUT_MS })
+      return true
+    } catch (error) {
+      return isServiceError(error) && error.status > 0
+    }
+  }
+}
 
 /** One whole sync: pull, then whatever runs after it. Reports progress as it goes. */
 export type SyncJob = (
@@ -29,6 +53,12 @@ export interface SchedulerOptions {
   lastOkAt: number | null
   /** Told of every new status (progress alone at most every PROGRESS_EVENT_MS). */
   onStatus: (status: SyncStatus) => void
+  /**
+   * One cheap request: resolves true when the service answered. Asked while offline, on
+   * `probeBackoff`; a yes starts a sync at once. Without it only the sync's own backoff retries.
+   */
+  probe?: ((signal: AbortSignal) => Promise<boolean>) | undefined
+  probeBackoff?: { initialMs: number; maxMs: number } | undefined
 }
 
 const STATE_OF: Record<SyncResult['state'], SyncStatusState> = {
@@ -43,7 +73,7 @@ const STATE_OF: Record<SyncResult['state'], SyncStatusState> = {
  * Runs the sync now and then, one at a time: at start, every `intervalMs` after the last one
  * ended, on demand (a demand while one runs joins it), sooner again when the service could not
  * be reached (backoff doubling from 30 s to 5 min), and at once when a request succeeds while
- * offline. `close` aborts the running sync and plans nothing more.
+ * offline: while offline a cheap probe asks every 0.5 s to 4 s (`PROBE_BACKOFF`). `close` aborts the running sync and plans nothing more.
  */
 export class SyncScheduler {
   private current: Promise<SyncStatus> | null = null
@@ -57,6 +87,10 @@ export class SyncScheduler {
   private state: SyncStatus
   private lastProgressPush = 0
   private pendingProgress: ReturnType<typeof setTimeout> | null = null
+  private probeTimer: unknown = null
+  /** Probes asked since the state became offline: the probe backoff's exponent. */
+  private probes = 0
+  private probing: AbortController | null = null
 
   constructor(private readonly options: SchedulerOptions) {
     this.state = {
@@ -104,6 +138,7 @@ export class SyncScheduler {
     if (this.closed) return
     this.closed = true
     this.cancelTimer()
+    this.stopProbing()
     this.cancelProgress()
     this.controller?.abort(new Error('Atelier is closing.'))
     await this.current?.catch(() => undefined)
@@ -233,6 +268,49 @@ export class SyncScheduler {
     this.state = status
     this.lastProgressPush = performance.now()
     this.options.onStatus(status)
+    if (status.state === 'offline') this.planProbe()
+    else if (status.state !== 'syncing') this.stopProbing()
+  }
+
+  /** The next probe, unless one is planned or under way already. */
+  private planProbe(): void {
+    const { probe } = this.options
+    if (!probe || this.closed || this.probeTimer !== null || this.probing) return
+    const { initialMs, maxMs } = this.options.probeBackoff ?? PROBE_BACKOFF
+    const delay = Math.min(maxMs, initialMs * 2 ** this.probes)
+    this.probes++
+    this.probeTimer = this.options.timers.setTimeout(() => {
+      this.probeTimer = null
+      void this.runProbe(probe)
+    }, delay)
+  }
+
+  private async runProbe(probe: (signal: AbortSignal) => Promise<boolean>): Promise<void> {
+    if (this.closed || this.state.state !== 'offline') return
+    const controller = new AbortController()
+    this.probing = controller
+    const answered = await probe(controller.signal).catch(() => false)
+    if (this.probing === controller) this.probing = null
+    // Read again after the await: a sync or `close` may have changed it meanwhile.
+    if (this.isClosed() || this.status().state !== 'offline') return
+    if (answered) {
+      void this.syncNow('the service answered again')
+      return
+    }
+    this.planProbe()
+  }
+
+  private isClosed(): boolean {
+    return this.closed
+  }
+
+  private stopProbing(): void {
+    this.probes = 0
+    this.probing?.abort()
+    this.probing = null
+    if (this.probeTimer === null) return
+    this.options.timers.clearTimeout(this.probeTimer)
+    this.probeTimer = null
   }
 }
 

@@ -14,6 +14,7 @@ import { FlowRunsRepository } from './repositories/flow-runs'
 import { IntentsRepository } from './repositories/intents'
 import { LocalFlowsRepository } from './repositories/local-flows'
 import { OutboxRepository } from './repositories/outbox'
+import { MirroredRecordsRepository } from './repositories/records'
 import {
   CallbackDeliveriesRepository,
   NodeRunsRepository,
@@ -72,9 +73,11 @@ export class Mirror extends Store {
   readonly catalogs: CatalogRecordsRepository
   readonly syncCursors: SyncCursorsRepository
   readonly search: SearchIndex
-  private readonly removers: Record<
-    TombstoneCollection,
-    ((ids: readonly string[]) => number) | null
+  /** Every collection registered with `mirrored()` (`sync/collections.ts`), in one table. */
+  readonly records: MirroredRecordsRepository
+  /** The collections with a table of their own; every other one is in `records`. */
+  private readonly removers: Partial<
+    Record<TombstoneCollection, (ids: readonly string[]) => number>
   >
   private readonly removeAll: (tombstones: readonly Tombstone[]) => number
 
@@ -95,6 +98,7 @@ export class Mirror extends Store {
     this.catalogs = new CatalogRecordsRepository(db)
     this.syncCursors = new SyncCursorsRepository(db, clock)
     this.search = new SearchIndex(db)
+    this.records = new MirroredRecordsRepository(db)
     this.removers = {
       runs: (ids) => this.runs.remove(ids),
       assets: (ids) => this.assets.remove(ids),
@@ -102,9 +106,6 @@ export class Mirror extends Store {
       evaluations: (ids) => this.evaluations.remove(ids),
       flows: (ids) => this.flows.remove(ids),
       wfengine_workflows: (ids) => this.workflows.remove(ids),
-      // Not mirrored: their tombstones have nothing to delete here.
-      webhooks: null,
-      batches: null,
     }
     this.removeAll = db.transaction((tombstones: readonly Tombstone[]) => {
       const byCollection = new Map<TombstoneCollection, string[]>()
@@ -121,10 +122,13 @@ export class Mirror extends Store {
 
   /**
    * Deletes what the service reported deleted. Ids are global, so a deletion leaves every
-   * organization's view; children go by cascade and the search index by trigger.
+   * organization's view; children go by cascade and the search index by trigger. A
+   * tombstone's type names the collection as the sync does, so one of a collection registered
+   * with `mirrored()` finds its records there; one of a collection not mirrored finds nothing.
    */
   applyTombstones(collection: TombstoneCollection, ids: readonly string[]): number {
-    return this.removers[collection]?.(ids) ?? 0
+    const remover = this.removers[collection]
+    return remover ? remover(ids) : this.records.remove(collection, ids)
   }
 
   /** A page of /v1/tombstones, in one transaction. */

@@ -63,14 +63,23 @@ export function pageLimit(limit: number | undefined): number {
  * ties) of the last row of a page, as base64url JSON. A cursor from another list decodes to a
  * clear error rather than a wrong page.
  */
-export function encodeCursor(key: number | string, seq: number): string {
+export function encodeCursor(key: number | string, seq: number | string): string {
   return Buffer.from(JSON.stringify([key, seq])).toString('base64url')
 }
 
-export function decodeCursor<K extends 'number' | 'string'>(
+/** What one part of a cursor must be: any number, a safe integer, or a string. */
+type CursorPart = 'number' | 'integer' | 'string'
+type CursorValue<P extends CursorPart> = P extends 'string' ? string : number
+
+const fits = (value: unknown, part: CursorPart): boolean =>
+  part === 'integer' ? Number.isSafeInteger(value) : typeof value === part
+
+/** A cursor's two parts, each checked to be of its kind; a TypeError for anything else. */
+export function decodeCursorParts<A extends CursorPart, B extends CursorPart>(
   cursor: string,
-  keyType: K,
-): [K extends 'number' ? number : string, number] {
+  first: A,
+  second: B,
+): [CursorValue<A>, CursorValue<B>] {
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
@@ -80,12 +89,22 @@ export function decodeCursor<K extends 'number' | 'string'>(
   if (
     !Array.isArray(parsed) ||
     parsed.length !== 2 ||
-    typeof parsed[0] !== keyType ||
-    !Number.isSafeInteger(parsed[1])
+    !fits(parsed[0], first) ||
+    !fits(parsed[1], second)
   ) {
     throw new TypeError(`"${cursor}" is not a cursor of this list.`)
   }
-  return parsed as [K extends 'number' ? number : string, number]
+  return parsed as [CursorValue<A>, CursorValue<B>]
+}
+
+export function decodeCursor<K extends 'number' | 'string'>(
+  cursor: string,
+  keyType: K,
+): [K extends 'number' ? number : string, number] {
+  return decodeCursorParts(cursor, keyType, 'integer') as [
+    K extends 'number' ? number : string,
+    number,
+  ]
 }
 
 /** Bounds of a time filter: an ISO string, or epoch milliseconds. */

@@ -34,6 +34,8 @@ export interface FlowEditorOptions {
   emit: (message: FlowRunEventMessage) => void
   logger: Logger
   clock?: () => number
+  /** True while the sync knows the service cannot be reached: opening a flow asks nothing then. */
+  isOffline?: () => boolean
 }
 
 /** Local flows in the trash longer than this are deleted for good when Atelier starts. */
@@ -90,11 +92,11 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
     ledger,
     mirror,
     client,
-    catalog,
     scope,
     clock,
     logger,
     signal: closing.signal,
+    ...(options.isOffline ? { isOffline: options.isOffline } : {}),
   })
   const palette = new Palette({
     mirror,
@@ -113,6 +115,7 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
     runners: runnersNow,
     emit: options.emit,
     logger,
+    offline: options.isOffline,
   })
 
   let closed: Promise<void> | null = null
@@ -142,6 +145,7 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
       return previewOf(media, { ...request, signal: closing.signal })
     },
     cancelRun: runs.cancel,
+    resumeRun: runs.resume,
     close: () => {
       closed ??= (async () => {
         closing.abort()

@@ -22,6 +22,8 @@ export type FlowEditorErrorCode =
   | 'FLOW_RUN_NOT_FOUND'
   /** The run could not start (the estimate exceeds the balance, the service refused…). */
   | 'RUN_REFUSED'
+  /** The service is known to be unreachable: the run was refused before anything was sent. */
+  | 'OFFLINE'
 
 /** Field-level problems (`issues`: a flow file's, by path) go to the window with it. */
 export class FlowEditorError extends CodedError<FlowEditorErrorCode> {

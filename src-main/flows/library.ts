@@ -14,7 +14,7 @@ import type {
   StoredFlow,
 } from '../../src-shared/domain/flow-editor'
 import { timeMs, type Ledger, type LocalFlowRecord, type LocalFlowScope, type Mirror } from '../db'
-import type { FlowDocument, OnlineCatalog } from '../executor'
+import type { FlowDocument } from '../executor'
 import type { Logger } from '../log'
 import { isServiceError, type ServiceClient } from '../service'
 import {
@@ -33,18 +33,27 @@ export interface FlowLibraryOptions {
   ledger: Ledger
   mirror: Mirror
   client: ServiceClient
-  catalog: OnlineCatalog
   scope: LocalFlowScope
   clock: () => number
   logger: Logger
   /** Aborted when Atelier closes: a template fetch under way stops. */
   signal: AbortSignal
+  /**
+   * True while the sync knows the service cannot be reached: nothing is asked of it then, so
+   * the list and a flow that cannot be opened answer at once from what this computer has.
+   */
+  isOffline?: () => boolean
 }
 
 /** How long the first list waits for the templates; after that it shows what the mirror has. */
 const TEMPLATES_WAIT_MS = 5_000
 /** After a failed template fetch (offline), lists do not try again before this. */
 const TEMPLATES_RETRY_MS = 60_000
+/**
+ * How long opening a flow waits for the service to send its nodes: offline, a plain reason
+ * must come at once, not after the client's retries (seconds each) have run out.
+ */
+const OPEN_WAIT_MS = 3_000
 const PAGE = 500
 const GRAPH = 'nodes,inputs,outputs'
 
@@ -151,9 +160,12 @@ export class FlowLibrary {
     return this.summary(id)
   }
 
+  /** Importing the same file twice makes two flows, so the second is named "Name (2)". */
   import({ json }: FlowImport): StoredFlow {
     const id = randomUUID()
-    const flow = withFlowId(readFlow(json, 'The file'), id)
+    const read = withFlowId(readFlow(json, 'The file'), id)
+    const taken = this.local.list(this.scope).map((flow) => flow.name)
+    const flow = { ...read, name: uniqueName(read.name, taken) }
     return this.stored(this.local.create(this.scope, id, contentOf(flow)))
   }
 
@@ -255,7 +267,11 @@ export class FlowLibrary {
     }
   }
 
-  /** The service's flow or template with its graph: from the mirror, else fetched and kept. */
+  /**
+   * The service's flow or template with its graph: from the mirror, else fetched and kept.
+   * "Deleted" is said only when the service answered 404; a flow that cannot be fetched because
+   * the service is out of reach says so (FLOW_NOT_SYNCED), quickly (`OPEN_WAIT_MS`).
+   */
   private async serviceFlow(id: string): Promise<{ flow: FlowDocument; source: FlowSource }> {
     const scope = { orgId: this.scope.orgId }
     let stored = this.options.mirror.flows.get(scope, id)
@@ -263,32 +279,44 @@ export class FlowLibrary {
       await this.templates()
       stored = this.options.mirror.flows.get(scope, id)
     }
-    if (!stored) throw notFound(id)
-    const source = sourceOf(stored, this.linkedTemplates())
-    if (hasGraph(stored)) return { flow: readFlow(stored, 'The service’s flow'), source }
-    let fetched: Flow | null
+    if (stored && hasGraph(stored)) {
+      return {
+        flow: readFlow(stored, 'The service’s flow'),
+        source: sourceOf(stored, this.linkedTemplates()),
+      }
+    }
+    const template = stored !== null && sourceOf(stored, this.linkedTemplates()) === 'template'
+    if (this.offline()) throw notOnThisComputer(stored)
+    let fetched: Flow
     try {
-      fetched =
-        source === 'template'
-          ? await this.options.client.get('/v1/flow-templates/{id}', {
-              params: { path: { id }, query: { include: GRAPH } },
-              headers: { 'X-Organization-Id': this.scope.orgId },
-              signal: this.options.signal,
-            })
-          : await this.options.catalog.findFlow(id, this.options.signal)
+      const signal = AbortSignal.any([this.options.signal, AbortSignal.timeout(OPEN_WAIT_MS)])
+      const headers = { 'X-Organization-Id': this.scope.orgId }
+      fetched = template
+        ? await this.options.client.get('/v1/flow-templates/{id}', {
+            params: { path: { id }, query: { include: GRAPH } },
+            headers,
+            signal,
+          })
+        : await this.options.client.get('/v1/flows/{flow_id}', {
+            params: { path: { flow_id: id }, query: { include: GRAPH } },
+            headers,
+            signal,
+          })
     } catch (error) {
-      if (isServiceError(error) && error.status === 404) throw notFound(id)
-      if (!unreachable(error)) throw error
-      fetched = null
+      if (isServiceError(error) && error.status === 404) throw goneFromService(id, stored)
+      if (this.options.signal.aborted || !unreachable(error)) throw error
+      throw notOnThisComputer(stored)
     }
-    if (!fetched || !hasGraph(fetched)) {
-      throw new FlowEditorError(
-        'FLOW_NOT_SYNCED',
-        `The nodes of “${stored.name}” are not on this machine yet and the service cannot be reached; connect, then open it again.`,
-      )
+    if (!hasGraph(fetched)) throw notOnThisComputer(stored)
+    this.options.mirror.flows.upsertPage([fetched], scope)
+    return {
+      flow: readFlow(fetched, 'The service’s flow'),
+      source: sourceOf(fetched, this.linkedTemplates()),
     }
-    if (source === 'template') this.options.mirror.flows.upsertPage([fetched], scope)
-    return { flow: readFlow(fetched, 'The service’s flow'), source }
+  }
+
+  private offline(): boolean {
+    return this.options.isOffline?.() ?? false
   }
 
   private serviceFlows(): Flow[] {
@@ -321,7 +349,7 @@ export class FlowLibrary {
    * mirror's copies from an earlier session are listed and the fetch is tried again later.
    */
   private async templates(): Promise<void> {
-    if (this.templatesFetched) return
+    if (this.templatesFetched || this.offline()) return
     if (!this.templateFetch) {
       if (this.options.clock() - this.templatesFailedMs < TEMPLATES_RETRY_MS) return
       this.templateFetch = this.fetchTemplates().finally(() => {
@@ -375,6 +403,37 @@ function notFound(id: string): FlowEditorError {
     'FLOW_NOT_FOUND',
     `There is no flow ${id} here; it may have been deleted. Refresh the list of flows.`,
   )
+}
+
+/** The service itself answered 404: only then may the flow be called deleted. */
+function goneFromService(id: string, stored: Flow | null): FlowEditorError {
+  const what = stored ? `“${stored.name}”` : `flow ${id}`
+  return new FlowEditorError(
+    'FLOW_NOT_FOUND',
+    `The service has no ${what} any more: it was deleted, or this profile cannot see it. Refresh the list of flows.`,
+  )
+}
+
+/** The service cannot be reached and this computer does not have the flow's nodes. */
+function notOnThisComputer(stored: Flow | null): FlowEditorError {
+  const what = stored ? `“${stored.name}”` : 'this flow'
+  return new FlowEditorError(
+    'FLOW_NOT_SYNCED',
+    `You are offline and ${what} was never opened on this computer, so its nodes are not here. Connect to the service, then open it again.`,
+  )
+}
+
+/** The name a file manager would give: "Portrait", then "Portrait (2)", "Portrait (3)"… */
+export function uniqueName(name: string, taken: readonly string[]): string {
+  const names = new Set(taken)
+  if (!names.has(name)) return name
+  // "Portrait (2)" imported again becomes "Portrait (3)", not "Portrait (2) (2)".
+  // Sliced as a copy's name is, so that the suffix keeps the name within what a flow allows.
+  const base = (/^(.*) \((\d+)\)$/.exec(name)?.[1] ?? name).slice(0, 190)
+  for (let n = 2; ; n++) {
+    const candidate = `${base} (${String(n)})`
+    if (!names.has(candidate)) return candidate
+  }
 }
 
 function readOnly(): FlowEditorError {

@@ -3,6 +3,7 @@ import type {
   FlowRunEventMessage,
   FlowRunRef,
   FlowRunRequest,
+  FlowRunResumeRequest,
   StartedRun,
 } from '../../src-shared/domain/flow-editor'
 import type { FlowRunEvent } from '../../src-shared/domain/flow-run'
@@ -28,7 +29,16 @@ export interface EditorRunsOptions {
   /** Where every event of every run goes. */
   emit: (message: FlowRunEventMessage) => void
   logger: Logger
+  /**
+   * True while the app knows the service cannot be reached (what the sidebar shows): a run is
+   * refused at once rather than after the client's retries.
+   */
+  offline?: (() => boolean) | undefined
 }
+
+/** The refusal while offline, before anything is sent. */
+export const OFFLINE_MESSAGE =
+  'You are offline: the service cannot be reached, so nothing was started or charged. Run again when the service is back.'
 
 interface Running {
   controller: AbortController
@@ -53,10 +63,49 @@ export class EditorRuns {
   constructor(private readonly options: EditorRunsOptions) {}
 
   // Arrow properties: the editor hands them to its callers as they are, with no wrapper between.
-  readonly start = async (request: FlowRunRequest): Promise<StartedRun> => {
+  readonly start = (request: FlowRunRequest): Promise<StartedRun> => this.begin(request, null)
+
+  /**
+   * Runs an interrupted flow run again under its own id: what succeeded in it is kept, and the
+   * ledger looks up what was being sent before sending it again, so nothing is paid twice.
+   */
+  readonly resume = async (request: FlowRunResumeRequest): Promise<StartedRun> => {
+    const previous = this.options.ledger.flowRuns.get(request.flowRunId)
+    if (!previous) {
+      throw new FlowEditorError(
+        'FLOW_RUN_NOT_FOUND',
+        `There is no flow run ${request.flowRunId} on this computer to resume; run the flow again instead.`,
+      )
+    }
+    const running = this.running.get(request.flowRunId)
+    if (running) {
+      if (previous.state === 'running') {
+        throw new FlowEditorError(
+          'RUN_REFUSED',
+          'This flow run is still running; wait for it to end.',
+        )
+      }
+      // Ended in the ledger, and its end told to the window, a moment before it leaves here:
+      // a Resume pressed at once waits for that, not refused.
+      await running.ended
+    }
+    if (previous.state === 'succeeded') {
+      throw new FlowEditorError(
+        'RUN_REFUSED',
+        'This flow run already finished; there is nothing left to resume.',
+      )
+    }
+    return this.begin({ flow: request.flow, inputs: {}, force: [] }, request.flowRunId)
+  }
+
+  private readonly begin = async (
+    request: FlowRunRequest,
+    resumeId: string | null,
+  ): Promise<StartedRun> => {
     if (this.closing) {
       throw new FlowEditorError('RUN_REFUSED', 'Atelier is closing; start the run again later.')
     }
+    if (this.options.offline?.() === true) throw new FlowEditorError('OFFLINE', OFFLINE_MESSAGE)
     // The one parse of the flow: the IPC contract passes its JSON through untouched.
     let flow = readFlow(request.flow, 'The flow')
     let { inputs, force } = request
@@ -68,7 +117,7 @@ export class EditorRuns {
       force = force.filter((ref) => flow.nodes.some((n) => n.id === ref || n.slug === ref))
     }
 
-    const flowRunId = randomUUID()
+    const flowRunId = resumeId ?? randomUUID()
     const controller = new AbortController()
     const held: FlowRunEvent[] = []
     let live = false

@@ -6,6 +6,7 @@ import type {
   FlowRef,
   FlowRename,
   FlowRunRef,
+  FlowRunResumeRequest,
   FlowRunRequest,
   FlowSave,
   FlowSummary,
@@ -42,6 +43,8 @@ export interface FlowEditor {
   palette(): Awaitable<PaletteItem[]>
   startRun(request: FlowRunRequest): Awaitable<StartedRun>
   cancelRun(request: FlowRunRef): Awaitable<null>
+  /** Runs an interrupted flow run again under its id, paying for nothing twice. */
+  resumeRun(request: FlowRunResumeRequest): Awaitable<StartedRun>
   /** The editor's media store owns the previews of the outputs it shows. */
   preview(request: MediaPreviewRequest): Awaitable<MediaPreview>
   /** Cancels the runs under way, waits for them to end, closes the media store. Idempotent. */

@@ -32,6 +32,8 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
     'sync.getStatus': () => core().syncStatus(),
     'sync.start': () => core().syncNow(),
     'search.query': (query) => core().search(query),
+    'batches.list': (query) => core().batches.list(query),
+    'batches.get': (batch) => core().batches.get(batch),
     ...flowsHandlers(access),
     ...runsHandlers(access),
     ...runPageHandlers(access),

@@ -62,6 +62,7 @@ export {
   type ReplayState,
 } from './replayer'
 export { isOutboxError, OutboxError, type OutboxErrorCode } from './errors'
+export { changedByReplay } from './changes'
 export {
   describeWrite,
   isPlaceholder,

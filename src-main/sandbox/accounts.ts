@@ -129,6 +129,15 @@ export class Accounts {
     return key
   }
 
+  /** Whether this exact key is the one issued under `label` and still valid. */
+  holdsKey(label: string, key: string): boolean {
+    return (
+      this.db
+        .prepare('SELECT 1 FROM api_keys WHERE key_hash = ? AND label = ?')
+        .get(hashKey(key), label) !== undefined
+    )
+  }
+
   authenticate(headers: Record<string, string | string[] | undefined>): AuthContext {
     const key = bearer(headers)
     const row = key

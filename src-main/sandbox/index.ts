@@ -9,6 +9,7 @@ import { systemClock, type Clock } from './clock'
 import { loadContract } from './contract'
 import { openSandboxDb } from './db'
 import { Faults, type FaultRule } from './faults'
+import { keptKeys, type SandboxKeys } from './kept-keys'
 import { createAreas } from './areas'
 import { SandboxEvents } from './events'
 import { CATALOGS } from './models'
@@ -31,14 +32,7 @@ export interface SandboxOptions {
   random?: () => number
 }
 
-export interface SandboxKeys {
-  /** Every scope, in the main organization (and a member of the team organization). */
-  admin: string
-  /** Every scope but `evaluations:edit` (and sandbox control). */
-  limited: string
-  /** A key of a second, unrelated organization. */
-  otherOrg: string
-}
+export type { SandboxKeys } from './kept-keys'
 
 export interface RunningSandbox {
   url: string
@@ -73,7 +67,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const team = accounts.ensureOrg('Sandbox Team', INITIAL_BALANCE_MICRO)
   const other = accounts.ensureOrg('Other Studio', INITIAL_BALANCE_MICRO)
   const limitedScopes = ALL_SCOPES.filter((s) => s !== 'evaluations:edit' && s !== 'sandbox:admin')
-  const keys: SandboxKeys = {
+  const mint = (): SandboxKeys => ({
     admin: accounts.mintKey('admin', main.id, ALL_SCOPES, [team.id]),
     limited: accounts.mintKey('limited', main.id, limitedScopes),
     otherOrg: accounts.mintKey(
@@ -81,7 +75,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       other.id,
       ALL_SCOPES.filter((s) => s !== 'sandbox:admin'),
     ),
-  }
+  })
+  // A sandbox in a temp folder is gone at close; one with a data folder keeps its keys there.
+  const keys = temporary ? mint() : keptKeys(dataDir, accounts, mint)
 
   const urlSigningKey = randomBytes(32)
   const services: SandboxServices = {

@@ -57,7 +57,10 @@ export function parseBaseUrl(value: string): string {
   if (url.search !== '' || url.hash !== '') {
     throw fail('must not have a query (?…) or fragment (#…)')
   }
-  return url.href.replace(/\/+$/, '')
+  // Every path the client calls starts with /v1, so an address copied from API docs that ends
+  // in /v1 would reach /v1/v1/… and be told NOT_FOUND for everything. Saved without it instead:
+  // the address means the same service either way, so nothing needs asking.
+  return url.href.replace(/\/+$/, '').replace(/\/v1$/i, '')
 }
 
 export function parseOrganizationId(value: string): string {
@@ -121,13 +124,18 @@ export function isLoopbackUrl(baseUrl: string): boolean {
 
 export const profileSchema = z.object({
   name: z.string().regex(NAME, 'is not a valid profile name'),
-  base_url: z.string().refine((value) => {
-    try {
-      return parseBaseUrl(value) === value
-    } catch {
-      return false
-    }
-  }, 'is not a valid base URL (https://host, no credentials, no query)'),
+  // A profile saved before /v1 was dropped (see parseBaseUrl) reads in the form saved today.
+  base_url: z
+    .string()
+    .refine((value) => {
+      try {
+        parseBaseUrl(value)
+        return true
+      } catch {
+        return false
+      }
+    }, 'is not a valid base URL (https://host, no credentials, no query)')
+    .transform((value) => parseBaseUrl(value)),
   organization_id: z.string().regex(ORGANIZATION_ID, 'is not a UUID').nullable(),
   created_at: z.iso.datetime({ offset: true }),
 }) satisfies z.ZodType<Profile>

@@ -5,6 +5,12 @@ export interface RetryPolicy {
   maxAttempts: number
   baseDelayMs: number
   maxDelayMs: number
+  /**
+   * Attempts in total when the connection could not even be opened (refused, host unknown):
+   * nothing listens there, and waiting seconds between five tries only delays telling the user
+   * they are offline. One quick second try rides out a service that is just restarting.
+   */
+  unreachableAttempts: number
 }
 
 /** The service's retry guidance: at most 5 attempts for 5xx, 429 and network errors. */
@@ -14,18 +20,24 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   maxAttempts: SPEC_MAX_ATTEMPTS,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
+  unreachableAttempts: 2,
 }
 
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>
 
 export function resolveRetryPolicy(partial: Partial<RetryPolicy> = {}): RetryPolicy {
   const policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(partial) }
-  const { maxAttempts, baseDelayMs, maxDelayMs } = policy
+  const { maxAttempts, baseDelayMs, maxDelayMs, unreachableAttempts } = policy
   // More attempts than the guidance allows would make us the client that
   // keeps a struggling service down, so this is refused rather than clamped.
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > SPEC_MAX_ATTEMPTS) {
     throw new RangeError(
       `retry.maxAttempts must be a whole number from 1 to ${SPEC_MAX_ATTEMPTS}, got ${String(maxAttempts)}.`,
+    )
+  }
+  if (!Number.isInteger(unreachableAttempts) || unreachableAttempts < 1) {
+    throw new RangeError(
+      `retry.unreachableAttempts must be a whole number from 1, got ${String(unreachableAttempts)}.`,
     )
   }
   if (!(baseDelayMs >= 0) || !(maxDelayMs >= baseDelayMs)) {

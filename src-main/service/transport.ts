@@ -202,7 +202,10 @@ export function createTransport(config: TransportConfig): Transport {
       }
 
       const mayRepeat = !isPost || hasIdempotencyKey || failure.notSent
-      if (!failure.transient || !mayRepeat || attempt >= policy.maxAttempts) {
+      const attempts = failure.notSent
+        ? Math.min(policy.maxAttempts, policy.unreachableAttempts)
+        : policy.maxAttempts
+      if (!failure.transient || !mayRepeat || attempt >= attempts) {
         throw toError(failure, attempt, outcomeUnknown)
       }
       // Waiting less than the service asked only earns another refusal, and
@@ -219,7 +222,7 @@ export function createTransport(config: TransportConfig): Transport {
             method,
             path,
             attempt,
-            maxAttempts: policy.maxAttempts,
+            maxAttempts: attempts,
             delayMs,
             status: interim.status,
             code: interim.code,
@@ -380,7 +383,7 @@ function abortedFailure(signal: AbortSignal): Failure {
     status: 0,
     code: 'ABORTED',
     transient: false,
-    message: 'The request was cancelled.',
+    message: 'The request was canceled.',
     cause: signal.reason,
   }
 }

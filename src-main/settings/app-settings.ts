@@ -5,7 +5,7 @@ import {
   type AppSettings,
 } from '../../src-shared/domain/settings'
 import type { CoreSettings } from '../core'
-import type { SyncCollection } from '../sync'
+import { SYNC_COLLECTIONS, type SyncCollection } from '../sync'
 import { SettingsError } from './errors'
 import { readJsonFile, writeJsonFile } from './json-file'
 
@@ -38,20 +38,18 @@ export async function writeAppSettings(home: string, settings: AppSettings): Pro
   await writeJsonFile(join(home, SETTINGS_FILE), settings)
 }
 
-/** The collections each switch stands for; catalogs, models, flows and deletions always go. */
-const ALWAYS: readonly SyncCollection[] = [
-  'catalogs',
-  'models',
-  'flows',
-  'workflows',
-  'solutions',
-  'tombstones',
-]
+/** The collections each switch stands for. */
 const BY_SWITCH: Record<keyof AppSettings['mirror'], readonly SyncCollection[]> = {
   runs: ['runs', 'run-details'],
   evaluations: ['evaluations'],
   assets: ['asset-folders', 'assets'],
 }
+/**
+ * Every other collection always goes (catalogs, models, flows, deletions, and one registered
+ * in `sync/collections.ts` later, with no line here).
+ */
+const SWITCHED = new Set(Object.values(BY_SWITCH).flat())
+const ALWAYS = SYNC_COLLECTIONS.filter((collection) => !SWITCHED.has(collection))
 
 /** The settings in the core's terms. */
 export function coreSettingsOf(settings: AppSettings): CoreSettings {

@@ -171,13 +171,8 @@ export function createSettingsService({ host, logger }: SettingsServiceOptions):
         await host.startSandbox()
         return sandboxStatus()
       },
+      // In use too: Atelier then works offline until it is started again.
       stop: async () => {
-        if (host.backend()?.info.kind === 'sandbox') {
-          throw new SettingsError(
-            'SANDBOX_IN_USE',
-            'Atelier is working with the local sandbox, so it keeps running. Switch to a profile first to stop it.',
-          )
-        }
         await host.stopSandbox()
         return sandboxStatus()
       },

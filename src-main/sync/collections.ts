@@ -9,16 +9,13 @@ import type {
   components,
 } from '../../src-shared/api'
 import type { Mirror, SyncCursorUpdate } from '../db'
+import type { MirroredRecord } from '../db/repositories/records'
 
 type Asset = components['schemas']['Asset']
 type Model = components['schemas']['Model']
 
-/**
- * What `syncAll` walks, in this order: what a record refers to is written before it (models,
- * flows and workflows before the runs and solutions that name them), deletions after every
- * collection they delete from, and the details of runs last.
- */
-export const SYNC_COLLECTIONS = [
+/** The collections with tables of their own, in the order `syncAll` walks them. */
+const OWN_TABLES = [
   'catalogs',
   'models',
   'asset-folders',
@@ -28,10 +25,31 @@ export const SYNC_COLLECTIONS = [
   'solutions',
   'runs',
   'evaluations',
-  'tombstones',
-  'run-details',
 ] as const
-export type SyncCollection = (typeof SYNC_COLLECTIONS)[number]
+
+/**
+ * The collections kept whole in the mirror's one `records` table, each registered here in one
+ * line: `mirrored(name, path)`, the name being also the type its tombstones carry. Its sync,
+ * its place in the order, its deletions and its reads (`mirror.records`) follow from the entry.
+ */
+export const MIRRORED = [mirrored('batches', '/v1/batches')] as const
+export type MirroredCollection = (typeof MIRRORED)[number]['name']
+
+const LAST = ['tombstones', 'run-details'] as const
+
+export type SyncCollection =
+  (typeof OWN_TABLES)[number] | MirroredCollection | (typeof LAST)[number]
+
+/**
+ * What `syncAll` walks, in this order: what a record refers to is written before it (models,
+ * flows and workflows before the runs and solutions that name them), deletions after every
+ * collection they delete from, and the details of runs last.
+ */
+export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
+  ...OWN_TABLES,
+  ...MIRRORED.map((entry) => entry.name),
+  ...LAST,
+]
 
 export interface Keyed {
   /** The cursor's time field, as the service wrote it. */
@@ -51,14 +69,49 @@ export interface Incremental<T> {
   ) => { written: number; removed: number }
   /** The mirror table whose rows of the organization count as done when a sync resumes. */
   table: string | null
+  /** In place of `table`, for a collection that shares its table: its records of the organization. */
+  stored?: (mirror: Mirror, orgId: string) => number
   /** Records asked for per page, when not the engine's PAGE_LIMIT. */
   pageLimit?: number
 }
 
-const byUpdated = (item: { id?: string | null; updated_at?: string | null }): Keyed | null =>
-  typeof item.id === 'string' && typeof item.updated_at === 'string'
+// A declaration, not a const: `MIRRORED`, above it, calls `mirrored()` as the module loads.
+function byUpdated(item: { id?: string | null; updated_at?: string | null }): Keyed | null {
+  return typeof item.id === 'string' && typeof item.updated_at === 'string'
     ? { at: item.updated_at, id: item.id }
     : null
+}
+
+/**
+ * A collection the mirror keeps whole in its `records` table, synced from an updated_at cursor
+ * like the others; its tombstones remove it (`Mirror.applyTombstones`).
+ */
+function mirrored<const Name extends string>(
+  name: Name,
+  path: string,
+): Incremental<MirroredRecord> & { name: Name } {
+  return {
+    name,
+    path,
+    field: 'updated_at',
+    key: byUpdated,
+    write: (m, items, orgId) => ({
+      written: m.records.upsertPage({ collection: name, orgId }, items),
+      removed: 0,
+    }),
+    table: null,
+    stored: (m, orgId) => m.records.count({ collection: name, orgId }),
+  }
+}
+
+/** The entries keyed by their names (Object.fromEntries would forget which names they are). */
+function byName<Entry extends Incremental<never> & { name: string }>(
+  entries: readonly Entry[],
+): Record<Entry['name'], Incremental<never>> {
+  const named = {} as Record<Entry['name'], Incremental<never>>
+  for (const entry of entries) named[entry.name as Entry['name']] = entry
+  return named
+}
 
 export type IncrementalCollection = Exclude<
   SyncCollection,
@@ -148,6 +201,7 @@ export const INCREMENTAL: Record<IncrementalCollection, Incremental<never>> = {
     }),
     table: null,
   } satisfies Incremental<Tombstone>,
+  ...byName(MIRRORED),
 }
 
 /** One page of an incremental collection, as the engine hands it to be written. */

@@ -441,12 +441,17 @@ export class SyncEngine {
 
   /** A first full sync that was stopped: what it wrote counts as done. */
   private doneBefore(name: IncrementalCollection): number {
-    const { table } = INCREMENTAL[name]
-    if (table === null) return 0
+    const { table, stored: storedOf } = INCREMENTAL[name]
+    const count = storedOf
+      ? () => storedOf(this.mirror, this.orgId)
+      : table === null
+        ? null
+        : () => this.storedCount(table)
+    if (count === null) return 0
     const key = { profile: this.profileName, orgId: this.orgId, collection: name }
     const stored = this.mirror.syncCursors.get(key)
     const resuming = stored !== null && stored.id !== null && stored.lastFullSyncMs === null
-    return resuming ? this.storedCount(table) : 0
+    return resuming ? count() : 0
   }
 
   /** The organization's rows of a mirror table. */

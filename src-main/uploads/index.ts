@@ -42,7 +42,9 @@ export {
   UploadScanError,
   type ScanOptions,
   type ScanProblem,
+  type LeftOutEntry,
   type ScanResult,
+  type SkippedCounts,
   type SniffedMediaType,
 } from './scan'
 export { isUploadTransferError, UploadTransferError } from './transfer'

@@ -30,8 +30,8 @@ export async function startLocalSandbox(dataDir: string): Promise<Backend> {
  * The sandbox on a free loopback port, its data in `<home>/sandbox`, in a thread of its own
  * (`sandbox-thread/`): answering the sync's requests must not hold the window's calls.
  */
-export function startHomeSandbox(home: string): Promise<LocalSandbox> {
-  return startSandboxThread(sandboxDir(home))
+export function startHomeSandbox(home: string, port = 0): Promise<LocalSandbox> {
+  return startSandboxThread(sandboxDir(home), port)
 }
 
 /**

@@ -73,6 +73,11 @@ export class CoreHost {
   #unavailable: CodedError | null = null
   /** The local sandbox while it runs: the backend, or started beside a profile. */
   #sandbox: LocalSandbox | null = null
+  /**
+   * The port of the sandbox stopped while in use (offline on purpose): it starts again there,
+   * where the open core still looks for it.
+   */
+  #pausedPort: number | null = null
   #unsubscribe: (() => void) | null = null
   #queue: Promise<unknown> = Promise.resolve()
   #closed = false
@@ -216,12 +221,49 @@ export class CoreHost {
 
   startSandbox(): Promise<void> {
     return this.#serial(async () => {
-      this.#sandbox ??= await startHomeSandbox(this.home)
+      if (this.#sandbox !== null) return
+      const port = this.#pausedPort
+      this.#pausedPort = null
+      const inUse = this.#backend?.info.kind === 'sandbox' && this.#core !== null
+      if (!inUse || port === null) {
+        this.#sandbox = await startHomeSandbox(this.home)
+        return
+      }
+      try {
+        this.#sandbox = await startHomeSandbox(this.home, port)
+      } catch (error) {
+        // Its port was taken meanwhile: a new one, and the core opened again to look there.
+        this.#logger.warn('the local sandbox could not take its port again', { port, err: error })
+        await this.#closeCore()
+        this.#backend = await this.#sandboxBackend()
+        await this.#openCore()
+        return
+      }
+      // Offline on purpose until now: back at once, not at the next probe.
+      void this.#core?.syncNow()
     })
   }
 
+  /**
+   * Stops the sandbox, even while Atelier works with it: the core stays open on its address and
+   * goes offline at once (runs are refused, the mirror stays browsable) until it starts again.
+   */
   stopSandbox(): Promise<void> {
-    return this.#serial(() => this.#stopSandbox())
+    return this.#serial(async () => {
+      const running = this.#sandbox
+      if (running === null || this.#backend?.info.kind !== 'sandbox' || this.#core === null) {
+        await this.#stopSandbox()
+        return
+      }
+      this.#pausedPort = Number(new URL(running.url).port)
+      this.#sandbox = null
+      await running.close().catch((error: unknown) => {
+        this.#logger.warn('the local sandbox did not stop cleanly', { err: error })
+      })
+      this.#logger.info('the local sandbox was stopped while in use: working offline')
+      // Answered once the app knows it is offline, so the next run is refused at once.
+      await this.#core.syncNow()
+    })
   }
 
   /**
@@ -278,6 +320,7 @@ export class CoreHost {
 
   async #sandboxBackend(): Promise<Backend> {
     this.#sandbox ??= await startHomeSandbox(this.home)
+    this.#pausedPort = null
     const backend = sandboxBackend(this.#sandbox)
     // The host stops the sandbox itself (`#stopSandbox`): a backend closed by a switch must not.
     return { ...backend, close: () => Promise.resolve() }

@@ -90,6 +90,11 @@ export const uploadSchemas = {
        * level: the files were picked, not their folder.
        */
       folder: name.nullable().optional(),
+      /**
+       * The asset folder (an id) the upload goes inside: the folder selected in the tree. Left
+       * out or null: the top level.
+       */
+      into: id.nullable().optional(),
       concurrency: z.number().int().min(1).max(16).optional(),
       /** Keep watching the folder and upload what appears in it. */
       watch: z.boolean().default(false),
@@ -238,6 +243,8 @@ export interface UploadSummary {
   /** Files the scan left out (hidden, system, not media…) and files it could not read. */
   skipped: number
   unreadable: number
+  /** What was left out, named with the reason (the first `LEFT_OUT_SHOWN`), once scanned. */
+  leftOut?: { relativePath: string; reason: LeftOutReason }[]
   /** Why the whole upload stopped, when it did not even start (a folder that is gone). */
   error: { code: string; message: string } | null
   /**
@@ -248,6 +255,11 @@ export interface UploadSummary {
 }
 
 export const FAILURES_SHOWN = 50
+export const LEFT_OUT_SHOWN = 200
+
+/** Why the scan left a file or folder out of an upload. */
+export type LeftOutReason =
+  'system' | 'hidden' | 'symlink' | 'specialFile' | 'excluded' | 'notIncluded' | 'notMedia'
 
 export interface UploadFileRow {
   seq: number

@@ -123,6 +123,8 @@ export const flowEditorSchemas = {
     concurrency: z.number().int().min(1).max(64).optional(),
   }),
   flowRun: z.strictObject({ flowRunId: id }),
+  /** An interrupted flow run of this flow, run again under its own id. */
+  resume: z.strictObject({ flow: flowDocument, flowRunId: id }),
   preview: z.strictObject({
     sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'A sha256 is 64 hex digits.'),
     /** Where the bytes can be fetched if this machine does not have them yet. */
@@ -145,6 +147,7 @@ export type FlowVersionRef = z.output<typeof flowEditorSchemas.restoreVersion>
 export type FlowCheckRequest = z.output<typeof flowEditorSchemas.check>
 export type FlowRunRequest = z.output<typeof flowEditorSchemas.run>
 export type FlowRunRef = z.output<typeof flowEditorSchemas.flowRun>
+export type FlowRunResumeRequest = z.output<typeof flowEditorSchemas.resume>
 export type MediaPreviewRequest = z.output<typeof flowEditorSchemas.preview>
 
 /** A small picture of an image output or asset, as a data URL the window's CSP allows. */

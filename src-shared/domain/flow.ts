@@ -55,6 +55,43 @@ const TYPE_FAMILY: Readonly<Record<string, string>> = {
   video: 'video',
 }
 
+/**
+ * How a node's seed input is set (issue 19, "seeds are inputs"): `locked` sends the value typed
+ * into the node, every run; `random` (the dice) has the client draw a seed whenever the node runs,
+ * before it is dispatched, so the seed is known and recorded as an input of that run. The mode
+ * lives in the node input's `behavior_code`, the service's own field for what happens to an input
+ * left out: `randomize` is the dice, anything else with a value is locked. A seed with no value is
+ * random, so flow files written before the mode existed read as they always ran.
+ */
+export type SeedMode = 'locked' | 'random'
+
+/** The variable type of a seed, and the behavior code that stands for the dice. */
+export const SEED_TYPE = 'seed'
+export const RANDOM_SEED_BEHAVIOR = 'randomize'
+
+export function seedModeOf(
+  input: { value?: unknown; behavior_code?: string | null | undefined } | undefined,
+): SeedMode {
+  if (input === undefined || input.value === null || input.value === undefined) return 'random'
+  return input.behavior_code === RANDOM_SEED_BEHAVIOR ? 'random' : 'locked'
+}
+
+/**
+ * The node log line that says which seed the client drew for a run: written by the executor,
+ * read back by the inspector to show the last drawn seed beside the dice.
+ */
+export function drawnSeedMessage(name: string, seed: number): string {
+  return `Drew ${name} ${seed} for this run. Lock it in the node's inspector to keep it.`
+}
+
+/** The seed a `drawnSeedMessage` line names for the input `name`; null for any other line. */
+export function drawnSeedIn(message: string, name: string): number | null {
+  const prefix = `Drew ${name} `
+  if (!message.startsWith(prefix)) return null
+  const seed = Number(message.slice(prefix.length).split(' ')[0])
+  return Number.isSafeInteger(seed) && seed >= 0 ? seed : null
+}
+
 /** The codes the rules above know, for when the variable-types catalog is not at hand. */
 export const KNOWN_VARIABLE_TYPES = Object.keys(TYPE_FAMILY)
 

@@ -11,6 +11,12 @@ import {
   type StoredFlow,
 } from '../domain/flow-editor'
 import { searchQuerySchema, type SearchResult } from '../domain/search'
+import {
+  batchIdSchema,
+  batchListQuerySchema,
+  type BatchDetail,
+  type BatchListPage,
+} from '../domain/batches'
 import { channel } from './channel'
 import { assetsContract } from './contracts/assets'
 import { evaluationsContract } from './contracts/evaluations'
@@ -70,12 +76,17 @@ export const ipcContract = {
   'flowRuns.start': channel<StartedRun>()(editor.run),
   /** Cancels a run started here (its remote runs too). */
   'flowRuns.cancel': channel<null>()(editor.flowRun),
+  /** Resumes an interrupted flow run: what succeeded is kept, nothing is paid twice. */
+  'flowRuns.resume': channel<StartedRun>()(editor.resume),
   /**
    * A WebP preview of an image as a data URL, animated for an animated WebP or GIF: from the
    * local media store, fetched there first when it is not yet (the window loads no remote image).
    * NOT_FOUND offline for one never kept, NOT_AN_IMAGE for a video file.
    */
   'media.preview': channel<MediaPreview>()(editor.preview),
+  /** The Batches section's list from the mirror, newest first; `get` adds each item's run. */
+  'batches.list': channel<BatchListPage>()(batchListQuerySchema),
+  'batches.get': channel<BatchDetail>()(batchIdSchema),
   ...runsContract,
   ...runPageContract,
   ...evaluationsContract,

@@ -1,3 +1,4 @@
+import type { AccountSummary } from '../domain/app'
 import type { UploadProgressEvent } from '../domain/assets'
 import type { FlowRunEventMessage } from '../domain/flow-editor'
 import type { SyncStatus } from '../domain/sync'
@@ -13,7 +14,17 @@ export interface IpcEvents {
   'uploads.progress': UploadProgressEvent
   /** The mirror's assets or folders changed outside a sync (a held delete sent or refused). */
   'assets.changed': { reason: 'deleted' | 'delete-failed' | 'uploaded' }
+  /**
+   * Records the app itself just made or changed (a flow run's runs, a re-run, a submitted
+   * evaluation) are in the mirror, before any sync: the lists showing them read again.
+   */
+  'mirror.changed': { collections: MirrorChange[] }
+  /** The account read again after something charged or refunded credit: every view shows it. */
+  'account.changed': AccountSummary
 }
+
+/** What `mirror.changed` names: the lists that read again. */
+export type MirrorChange = 'runs' | 'evaluations' | 'assets'
 
 export type IpcEventName = keyof IpcEvents
 
@@ -23,6 +34,8 @@ export const IPC_EVENTS = [
   'flowRuns.event',
   'uploads.progress',
   'assets.changed',
+  'mirror.changed',
+  'account.changed',
 ] as const satisfies readonly IpcEventName[]
 
 /** The prefix that keeps pushed events apart from invoke channels on the wire. */

@@ -273,6 +273,10 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     expect(await inspectorInput('prompt').textContent()).toContain(`From ${TEXT} · text`)
     await inspectorInput('width').getByRole('spinbutton').fill('64')
     await inspectorInput('height').getByRole('spinbutton').fill('64')
+    // A seed starts on the dice (a new one each run): locked, it takes the value typed.
+    await inspectorInput('seed')
+      .getByRole('button', { name: /New each run/ })
+      .click()
     await inspectorInput('seed').getByRole('spinbutton').fill('7')
     await select(UPSCALE)
     expect(await inspectorInput('image').textContent()).toContain(`From ${IMAGE} · image`)
@@ -571,9 +575,10 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     await select(UPSCALE)
     expect(await inspectorInput('image').textContent()).toContain(`From ${IMAGE} · image`)
 
-    // A second flow, not the first one overwritten.
+    // A second flow, not the first one overwritten, named apart as a file manager would.
     await page.getByRole('button', { name: '← Flows' }).click()
-    await expect.poll(() => page.getByTestId(`flow-row-${FLOW}`).count(), WAIT).toBe(2)
+    await expect.poll(() => page.getByTestId(`flow-row-${FLOW} (2)`).count(), WAIT).toBe(1)
+    expect(await page.getByTestId(`flow-row-${FLOW}`).count()).toBe(1)
 
     // A quality gate's retry edge in a file is drawn: dashed, in its own colour, named.
     const gated = structuredClone(file)

@@ -52,7 +52,7 @@ describe.runIf(available)('the app frame in Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Assets')
     await page.screenshot({ path: join(artifacts, 'assets-light.png') })
 
-    await page.keyboard.press('Control+5')
+    await page.keyboard.press('Control+6')
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Settings')
     await page.getByText('Dark', { exact: true }).click()
     expect(await page.locator('html').getAttribute('data-theme')).toBe('dark')

@@ -201,14 +201,21 @@ describe('mirror migrations, one step at a time on a real file', () => {
   })
 
   it('step 3 adds the run-details marker, which goes with its run', () => {
-    const report = migrate(db, MIRROR_MIGRATIONS, file)
+    const report = migrate(db, MIRROR_MIGRATIONS, file, 3)
     expect(report.applied).toEqual(['3 run details fetched marker'])
-    expect(schemaVersion(db)).toBe(latestVersion(MIRROR_MIGRATIONS))
+    expect(schemaVersion(db)).toBe(3)
     db.prepare(
       'INSERT INTO run_details_fetched (run_id, run_updated_ms, fetched_ms) VALUES (?, 1, 2)',
     ).run('r1')
     db.prepare("DELETE FROM runs WHERE id = 'r1'").run()
     expect(db.prepare('SELECT count(*) FROM run_details_fetched').pluck().get()).toBe(0)
+  })
+
+  it('step 4 adds the one table of the mirrored collections, STRICT, with its list index', () => {
+    const report = migrate(db, MIRROR_MIGRATIONS, file, 4)
+    expect(report.applied).toEqual(['4 mirrored records of any collection'])
+    expect(tables(db).find((t) => t.name === 'records')).toMatchObject({ strict: 1 })
+    expect(names(db, 'index')).toContain('records_by_listed')
   })
 
   it('a second run applies nothing', () => {

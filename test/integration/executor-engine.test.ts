@@ -836,6 +836,32 @@ describe.skipIf(!keychain.available)('atelier run, end to end', { timeout: 180_0
     }
     expect(summary).toMatchObject({ state: 'succeeded', totals: { dispatched: 0, cached: 1 } })
 
+    // --force takes the label the editor shows, not only the node's id.
+    const labelled = join(scratch, 'labelled.json')
+    writeFileSync(
+      labelled,
+      JSON.stringify({
+        ...built.flow,
+        nodes: built.flow.nodes.map((n) => ({ ...n, label: 'Draw the harbour', slug: null })),
+      }),
+    )
+    const forced = await cli([
+      '--json',
+      'run',
+      labelled,
+      '--input',
+      'subject=a navy harbour',
+      '--force',
+      'Draw the harbour',
+    ])
+    expect(forced.stderr).toBe('')
+    expect(forced.code).toBe(0)
+    expect(JSON.parse(forced.stdout)).toMatchObject({ totals: { dispatched: 1, cached: 0 } })
+    const unknown = await cli(['run', labelled, '--input', 'subject=x', '--force', 'Paint'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('"Paint" is no node of this flow')
+    expect(unknown.stderr).toContain('"Draw the harbour"')
+
     const missing = await cli(['run', file])
     expect(missing.code).toBe(2)
     expect(missing.stderr + missing.stdout).toContain('subject')

@@ -371,9 +371,13 @@ describe('local flows', () => {
     expect(parseFlowDocument(file.json).ok).toBe(true)
 
     const imported = await ok('flows.import', { json: file.json })
-    expect(imported).toMatchObject({ source: 'local', name: 'Round trip', nodeCount: 1 })
+    // The original is still here, so the copy is named as a file manager would name it.
+    expect(imported).toMatchObject({ source: 'local', name: 'Round trip (2)', nodeCount: 1 })
     expect(imported.id).not.toBe(created.id)
-    const renamedIds = JSON.parse(file.json.replaceAll(created.id, imported.id)) as object
+    const renamedIds = {
+      ...(JSON.parse(file.json.replaceAll(created.id, imported.id)) as object),
+      name: 'Round trip (2)',
+    }
     expect(imported.flow).toEqual(renamedIds)
     expect((await ok('flows.get', { id: imported.id })).flow).toEqual(renamedIds)
 

@@ -189,9 +189,14 @@ describe.skipIf(!tools.available)(
     const internal: string[] = []
     /** Background work started by a call: waited for before the core is closed. */
     const pending: Promise<unknown>[] = []
+    /** The flow run `flowRuns.cancel` stopped, for `flowRuns.resume` to go on with. */
+    let canceled:
+      | { flow: ReturnType<typeof pictureFlow>; flowRunId: string; finished: Promise<unknown> }
+      | undefined
 
     const made = {
       failedRunId: '',
+      batchId: '',
       callbackSecret: '',
       flowId: '',
       shootFolderId: '',
@@ -341,6 +346,15 @@ describe.skipIf(!tools.available)(
         body: { input: { prompt: 'a sentinel harbour', width: 96, height: 64 } },
       })
       expect(fine.status).toBe(201)
+      // A batch, so that the Batches screen's channels answer a real record after the sync.
+      const batch = await sandbox.call('POST', '/v1/batches', {
+        body: {
+          model: 'atelier/text-to-image',
+          items: [{ input: { prompt: 'a sentinel batch', width: 64, height: 64 } }],
+        },
+      })
+      expect(batch.status).toBe(201)
+      made.batchId = (batch.body as { id: string }).id
 
       scratch = mkdtempSync(join(tmpdir(), 'atelier-ipc-sentinel-'))
       const shoot = join(scratch, 'shoot')
@@ -446,6 +460,8 @@ describe.skipIf(!tools.available)(
         ],
         'runs.list': [{}, { statuses: ['failed'] }, { text: 'sentinel' }, invalid({ limit: 0 })],
         'runs.filterOptions': [undefined, invalid({})],
+        'batches.list': [{}, { limit: 1 }, invalid({ limit: 0 })],
+        'batches.get': [{ id: made.batchId }, { id: 'no-such-batch' }, invalid({})],
         'runs.refresh': [
           later(async () => {
             // The delivery is on the run's page once the callback arrived and was answered.
@@ -601,16 +617,42 @@ describe.skipIf(!tools.available)(
         ],
         'flowRuns.cancel': [
           later(async () => {
+            const flow = pictureFlow(randomUUID(), 'Slow', modelId('atelier/slow-render'), 1536)
             const { flowRunId } = await must('flowRuns.start', {
-              flow: pictureFlow(randomUUID(), 'Slow', modelId('atelier/slow-render'), 1536),
+              flow,
               inputs: { prompt: 'a slow sentinel tide' },
             })
             await flowRunEvent(flowRunId, 'node-remote-run')
-            pending.push(flowRunEvent(flowRunId, 'flow-finished'))
+            const finished = flowRunEvent(flowRunId, 'flow-finished')
+            pending.push(finished)
+            canceled = { flow, flowRunId, finished }
             return { flowRunId }
           }),
           { flowRunId: randomUUID() },
           invalid({}),
+        ],
+        'flowRuns.resume': [
+          // The run canceled above, once it has ended: it goes on under its own id.
+          later(async () => {
+            if (!canceled) throw new Error('No flow run was canceled before the resume.')
+            await canceled.finished
+            const { flow, flowRunId } = canceled
+            // The resumed run's own end, heard from now on; the mirror's rebuild waits for it.
+            pending.push(
+              nextEvent(
+                'flowRuns.event',
+                (m) => m.flowRunId === flowRunId && m.event.type === 'flow-finished',
+                heard.length,
+              ),
+            )
+            return { flow, flowRunId }
+          }),
+          // No such flow run here: FLOW_RUN_NOT_FOUND, with nothing sent.
+          {
+            flow: pictureFlow(randomUUID(), 'Resumed', modelId('atelier/slow-render'), 64),
+            flowRunId: randomUUID(),
+          },
+          invalid({ flowRunId: '' }),
         ],
         'assets.folders': [undefined, invalid({})],
         'assets.list': [

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -63,23 +63,55 @@ describe('atelier sandbox', () => {
     expect(existsSync(join(dataDir, 'sandbox.db'))).toBe(true)
   })
 
-  it('keeps its organizations in --data across restarts, with fresh keys', async () => {
-    const first = startCli('--data', dataDir)
-    const a = await first.ready
-    first.child.kill('SIGINT')
-    expect(await first.exited).toBe(0)
+  // Two starts each: from the sources (a build older than them) a start takes seconds.
+  it(
+    'keeps its organizations and its keys in --data across restarts',
+    { timeout: 60_000 },
+    async () => {
+      const first = startCli('--data', dataDir)
+      const a = await first.ready
+      first.child.kill('SIGINT')
+      expect(await first.exited).toBe(0)
+      // Owner-only, though these are the sandbox's own test keys and not a person's secrets.
+      expect(statSync(join(dataDir, 'keys.json')).mode & 0o777).toBe(0o600)
 
-    const second = startCli('--data', dataDir)
-    const b = await second.ready
-    expect(b.orgId).toBe(a.orgId)
-    expect(b.keys.admin).not.toBe(a.keys.admin)
-    const stale = await fetch(`${b.url}/v1/account`, {
-      headers: { Authorization: `Bearer ${a.keys.admin}` },
-    })
-    expect(stale.status).toBe(401)
-    second.child.kill('SIGTERM')
-    expect(await second.exited).toBe(0)
-  })
+      const second = startCli('--data', dataDir)
+      const b = await second.ready
+      expect(b.orgId).toBe(a.orgId)
+      expect(b.keys).toEqual(a.keys)
+      // A profile saved with the first start's key keeps working after the restart.
+      const kept = await fetch(`${b.url}/v1/billing/balance`, {
+        headers: { Authorization: `Bearer ${a.keys.admin}` },
+      })
+      expect(kept.status).toBe(200)
+      expect(await kept.json()).toMatchObject({ org_id: a.orgId })
+      second.child.kill('SIGTERM')
+      expect(await second.exited).toBe(0)
+    },
+  )
+
+  it(
+    'makes new keys when the kept ones are gone, and refuses the old ones',
+    { timeout: 60_000 },
+    async () => {
+      const first = startCli('--data', dataDir)
+      const a = await first.ready
+      first.child.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+      writeFileSync(join(dataDir, 'keys.json'), 'not json')
+
+      const second = startCli('--data', dataDir)
+      const b = await second.ready
+      expect(b.orgId).toBe(a.orgId)
+      expect(b.keys.admin).not.toBe(a.keys.admin)
+      const stale = await fetch(`${b.url}/v1/billing/balance`, {
+        headers: { Authorization: `Bearer ${a.keys.admin}` },
+      })
+      expect(stale.status).toBe(401)
+      second.child.kill('SIGTERM')
+      expect(await second.exited).toBe(0)
+    },
+  )
 
   it('refuses bad flags with exit code 2', async () => {
     const cli = startCli('--port', 'eighty')

@@ -411,9 +411,17 @@ describe('Settings: what the mirror keeps, storage, rebuild and reset', { timeou
     expect(marks).toBe(0)
   })
 
-  it('resets the sandbox only when confirmed, and never stops the one in use', async () => {
-    const stop = await app.call('sandbox.stop')
-    expect(errorOf(stop).code).toBe('SANDBOX_IN_USE')
+  it('stops and starts the sandbox in use (offline on purpose), and resets it only when confirmed', async () => {
+    const stopped = await app.value<{ running: boolean; inUse: boolean }>('sandbox.stop')
+    expect(stopped).toMatchObject({ running: false, inUse: true })
+    // The core stays open on the sandbox's address, and knows at once that it is gone.
+    const offline = await app.value<{ state: string }>('sync.getStatus')
+    expect(offline.state).toBe('offline')
+    const started = await app.value<{ running: boolean; inUse: boolean }>('sandbox.start')
+    expect(started).toMatchObject({ running: true, inUse: true })
+    // Joins the sync the start asked for: the app is back without waiting for a probe.
+    const back = await app.value<{ state: string; last: { outcome: string } }>('sync.start')
+    expect(back).toMatchObject({ state: 'idle', last: { outcome: 'ok' } })
     expect(errorOf(await app.call('sandbox.reset', { confirmed: false })).code).toBe(
       'INVALID_ARGUMENT',
     )

@@ -308,14 +308,17 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
     const ran = first.result
     expect(ran.code, ran.stderr).toBe(0)
     const lines = ran.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^3 uploaded, 1 skipped as duplicates, 0 failed \(0\.0 MiB sent in /)
+    expect(lines[0]).toMatch(/^3 uploaded, 1 skipped as a duplicate, 0 failed \(0\.0 MiB sent in /)
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(
         new RegExp(
           `^  unreadable ${unreadable.relativePath}: ENAMETOOLONG: .*longer than the system allows`,
         ),
       ),
-      '  left out: 1 hidden, 1 notMedia',
+      // Each file left out is named, with its reason.
+      '  left out: 2 files or folders',
+      '    .hidden.png (hidden)',
+      '    notes.txt (not an image or video)',
     ])
     // One line per file's fate; which of the identical pair goes first is the scheduler's call.
     const fates = ran.stderr.trimEnd().split('\n').sort()
@@ -356,7 +359,14 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
       ].sort(),
     )
 
-    // The same command again: the ledger's manifest says everything is done.
+    // The same command again: the ledger's manifest says everything is done, and the summary
+    // says nothing was uploaded this time.
+    const told = await putsDuring(() => atelier(['upload', root]))
+    expect(told.result.code, told.result.stderr).toBe(0)
+    expect(told.puts).toEqual([])
+    expect(told.result.stdout).toMatch(
+      /^0 uploaded, 4 already there, 0 skipped as duplicates, 0 failed \(0\.0 MiB sent in /,
+    )
     const again = await putsDuring(() => atelier(['--json', 'upload', root]))
     expect(again.result.code, again.result.stderr).toBe(0)
     expect(again.result.stderr).toBe('')
@@ -365,7 +375,7 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
     expect(summary).toEqual({
       manifestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       state: 'finished',
-      files: { total: 4, uploaded: 3, duplicates: 1, failed: 0, left: 0 },
+      files: { total: 4, uploaded: 0, duplicates: 0, failed: 0, left: 0, already: 4 },
       bytes: { total: a.length + b.length + 2 * c.length, sent: 0 },
       failures: [],
       problems: [
@@ -377,6 +387,10 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
         },
       ],
       skipped: { ...NO_SKIPS, hidden: 1, notMedia: 1 },
+      leftOut: [
+        { relativePath: '.hidden.png', reason: 'hidden' },
+        { relativePath: 'notes.txt', reason: 'notMedia' },
+      ],
       elapsedMs: expect.any(Number),
     })
     const after = (await assets()).filter((x) => where.get(x.folder_id ?? '')?.startsWith('/shoot'))
@@ -418,7 +432,7 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
       ),
     ])
     expect(result.stderr).toContain(
-      'atelier: 2 file(s) failed; see above. Run the same command again to retry them.\n',
+      'atelier: 2 files failed; see above. Run the same command again to retry them.\n',
     )
     // Each file's one part was tried as often as the retry policy allows, and never accepted.
     expect(refused.puts).toHaveLength(2 * DEFAULT_TRANSFER_RETRY.attempts)
@@ -576,9 +590,12 @@ describe.skipIf(!keychain.available)('atelier upload, end to end', { timeout: 90
     const summary = JSON.parse(final.result.stdout) as FolderUploadSummary
     expect(summary).toMatchObject({
       state: 'finished',
-      files: { total: 4, uploaded: 3, duplicates: 1, failed: 0, left: 0 },
+      files: { total: 4, failed: 0, left: 0 },
       failures: [],
     })
+    // The runs that were killed finished some files: this one counts them as already there.
+    const { uploaded, duplicates, already } = summary.files
+    expect(uploaded + duplicates + already).toBe(4)
     // What the command says it sent is what reached storage.
     expect(summary.bytes.sent).toBe(sum(final.puts.map((put) => put.bytes)))
 

@@ -159,6 +159,7 @@ describe(`a folder of ${FILES.toLocaleString('en-US')} small files`, () => {
       duplicates: 0,
       failed: 0,
       left: 0,
+      already: 0,
     })
     expect(summary.bytes).toEqual({ total: totalBytes, sent: totalBytes })
     expect(last).toMatchObject({ phase: 'finished', files: { total: FILES, done: FILES } })

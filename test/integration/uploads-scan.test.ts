@@ -235,6 +235,24 @@ describe('scanFolder', () => {
       symlink: 3,
       specialFile: fifoMade ? 1 : 0,
     })
+    // Each one named with its reason, so that the person can see which files were not sent.
+    expect(result.leftOut).toEqual(
+      [
+        { relativePath: '$RECYCLE.BIN', reason: 'system' },
+        { relativePath: '.DS_Store', reason: 'system' },
+        { relativePath: '._a.png', reason: 'system' },
+        { relativePath: '.cache', reason: 'hidden' },
+        { relativePath: '.hidden.png', reason: 'hidden' },
+        { relativePath: 'Icon\r', reason: 'system' },
+        { relativePath: 'Thumbs.db', reason: 'system' },
+        { relativePath: '__MACOSX', reason: 'system' },
+        { relativePath: 'dangling.png', reason: 'symlink' },
+        { relativePath: 'link.png', reason: 'symlink' },
+        { relativePath: 'nested/desktop.ini', reason: 'system' },
+        { relativePath: 'nested/loop', reason: 'symlink' },
+        ...(fifoMade ? [{ relativePath: 'pipe', reason: 'specialFile' }] : []),
+      ].sort((a, b) => (a.relativePath < b.relativePath ? -1 : 1)),
+    )
     for (const file of result.files) {
       const stats = statSync(join(tree, file.relativePath))
       expect(file).toEqual({

@@ -15,6 +15,7 @@ import type { IpcError, IpcResult } from '../../src-shared/ipc/result'
 import { AssetsPage } from '../../src-renderer/src/assets'
 import { splitPath } from '../../src-renderer/src/assets/dropped'
 import { Toasts } from '../../src-renderer/src/shell/Toasts'
+import { useAppStore } from '../../src-renderer/src/store'
 import { idle, summary as syncSummary, SYNCING, u } from './shell-transport'
 import { unavailableApi } from './unavailable-api'
 import { installApi, removeApi, sizeScrollAreas, unsizeScrollAreas } from './harness'
@@ -344,6 +345,26 @@ describe('the asset list', () => {
   })
 })
 
+describe('the asset details', () => {
+  it('offers the file for download under its name while its address is fresh, and says why not otherwise', async () => {
+    main.items[0] = { ...asset(1, 'dunes.png', u(1)), url: 'http://127.0.0.1:9/_storage/dunes' }
+    await act(async () => {
+      await useAppStore.getState().openAsset(u(101))
+    })
+    const panel = screen.getByRole('complementary', { name: 'Asset dunes.png' })
+    const link = within(panel).getByRole('link', { name: 'Download' })
+    expect(link.getAttribute('href')).toBe('http://127.0.0.1:9/_storage/dunes')
+    expect(link.getAttribute('download')).toBe('dunes.png')
+
+    await act(async () => {
+      await useAppStore.getState().openAsset(u(102))
+    })
+    const other = screen.getByRole('complementary', { name: 'Asset gulls.png' })
+    expect(within(other).queryByRole('link', { name: 'Download' })).toBeNull()
+    expect(other.textContent).toContain('To download it, sync while online')
+  })
+})
+
 describe('the folder tree', () => {
   const tree = () => screen.getByRole('tree', { name: 'Asset folders' })
   const folderButton = (name: string) => within(tree()).getByRole('button', { name })
@@ -519,6 +540,31 @@ describe('uploads', () => {
     expect(card.textContent).toContain('Paused')
   })
 
+  it('names the files an upload left out, each with its reason', async () => {
+    act(() => {
+      main.emit('uploads.progress', {
+        upload: summary({
+          state: 'finished',
+          skipped: 3,
+          leftOut: [
+            { relativePath: '.DS_Store', reason: 'system' },
+            { relativePath: 'notes.txt', reason: 'notMedia' },
+          ],
+        }),
+        files: [],
+      })
+    })
+    await click(screen.getByRole('button', { name: 'Uploads' }))
+    const card = screen.getByRole('listitem', { name: 'Upload of Coast shoot' })
+    expect(card.textContent).toContain('3 files left out')
+    const list = within(card).getByRole('list', { name: 'Left out' })
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['.DS_Store: System file', 'notes.txt: Not an image or video', 'And 1 more.'])
+  })
+
   it('chooses a folder by browsing this machine in the browser mode, then uploads it', async () => {
     await click(screen.getByRole('button', { name: 'Choose folder…' }))
     const dialog = screen.getByRole('dialog', { name: 'Choose a folder to upload' })
@@ -546,6 +592,36 @@ describe('uploads', () => {
     expect(main.argsOf('uploads.start')).toEqual([{ path: '/home/ana/Pictures', watch: true }])
     expect(screen.queryByRole('dialog')).toBeNull()
     expect(screen.getByRole('complementary', { name: 'Uploads' })).toBeTruthy()
+  })
+
+  it('uploads into the folder selected in the tree, says so, and lets it be changed', async () => {
+    const tree = screen.getByRole('tree', { name: 'Asset folders' })
+    await click(within(tree).getByRole('button', { name: 'Day 1' }))
+    await click(screen.getByRole('button', { name: 'Choose folder…' }))
+    const dialog = screen.getByRole('dialog', { name: 'Choose a folder to upload' })
+    const into = within(dialog).getByRole<HTMLSelectElement>('combobox', { name: 'Into' })
+    expect(into.selectedOptions[0]?.textContent).toBe('/Coast shoot/Day 1')
+    await click(within(dialog).getByRole('button', { name: /Pictures/ }))
+    await click(within(dialog).getByRole('button', { name: 'Upload this folder' }))
+    expect(main.argsOf('uploads.start')).toEqual([
+      { path: '/home/ana/Pictures', watch: false, into: u(2) },
+    ])
+
+    // Changed in the dialog: the top level, sent as no folder at all.
+    await click(screen.getByRole('button', { name: 'Choose folder…' }))
+    const again = screen.getByRole('dialog', { name: 'Choose a folder to upload' })
+    await act(async () => {
+      fireEvent.change(within(again).getByRole('combobox', { name: 'Into' }), {
+        target: { value: '' },
+      })
+      await Promise.resolve()
+    })
+    await click(within(again).getByRole('button', { name: /Pictures/ }))
+    await click(within(again).getByRole('button', { name: 'Upload this folder' }))
+    expect(main.argsOf('uploads.start').at(-1)).toEqual({
+      path: '/home/ana/Pictures',
+      watch: false,
+    })
   })
 })
 

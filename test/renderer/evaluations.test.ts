@@ -347,6 +347,35 @@ describe('one evaluation', () => {
   })
 })
 
+describe('a rating the outbox sends later', () => {
+  it('drops the pending mark as soon as the outbox sent it, without reopening the page', async () => {
+    await settled(() => {
+      fireEvent.click(within(list()).getAllByRole('option')[0] as HTMLElement)
+    })
+    main.outbox = 'pending'
+    const feedback = screen.getByRole('region', { name: 'Your feedback' })
+    fireEvent.click(within(feedback).getByRole('button', { name: 'Thumbs up' }))
+    await settled(() => {
+      fireEvent.click(within(feedback).getByRole('button', { name: 'Send thumbs up' }))
+    })
+    expect(within(feedback).getByRole('status').textContent).toBe(
+      'Pending — will be sent when online',
+    )
+
+    // Online again: the outbox sends it and the main process says the evaluations changed.
+    const index = main.rows.findIndex((r) => r.id === u(1))
+    main.rows[index] = { ...(main.rows[index] as EvaluationRow), rating: 'up' }
+    main.pending.clear()
+    await settled(() => {
+      main.emit('mirror.changed', { collections: ['evaluations'] })
+    })
+    expect(feedback.textContent).not.toContain('Pending')
+    expect(
+      within(feedback).getByRole('button', { name: 'Thumbs up' }).getAttribute('aria-pressed'),
+    ).toBe('true')
+  })
+})
+
 describe('submitting an evaluation', () => {
   it('sends a local path with the chosen options, and says plainly when offline', async () => {
     await settled(() => {

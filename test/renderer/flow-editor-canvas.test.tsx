@@ -68,6 +68,8 @@ beforeEach(async () => {
         started?.() ??
         Promise.resolve({ ok: false, error: { code: 'UNAVAILABLE', message: 'No run here.' } }),
       cancel: () => Promise.resolve({ ok: true, value: null }),
+      resume: () =>
+        Promise.resolve({ ok: false, error: { code: 'UNAVAILABLE', message: 'No run here.' } }),
     },
   }
   window.atelier = api

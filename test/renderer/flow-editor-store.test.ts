@@ -329,6 +329,10 @@ class MainProcessDouble {
         this.record('flowRuns.cancel', args)
         return Promise.resolve({ ok: true, value: null })
       },
+      resume: (args) => {
+        this.record('flowRuns.resume', args)
+        return this.startAnswer()
+      },
     },
     on: (event, listener) => {
       const set = this.listeners.get(event) ?? new Set()

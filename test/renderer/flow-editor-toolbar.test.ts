@@ -102,6 +102,10 @@ class EditorMain extends ShellMain {
         return ok({ flowRunId: RUN })
       },
       cancel: () => ok(null),
+      resume: (args) => {
+        this.calls.push({ channel: 'flowRuns.resume', args })
+        return ok({ flowRunId: args.flowRunId })
+      },
     }
   }
 

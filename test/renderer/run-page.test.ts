@@ -683,7 +683,13 @@ describe('comparing two runs', () => {
   it('highlights the parameters that differ and shows both outputs', async () => {
     main.runs.set(
       u(2),
-      detail(run(2, { input: { prompt: 'a test pattern', failure_rate: 0.5, seed: 7 } })),
+      detail(
+        run(2, {
+          input: { prompt: 'a test pattern', failure_rate: 0.5, seed: 7 },
+          created_at: '2026-03-02T11:30:00+00:00',
+          duration_ms: 4200,
+        }),
+      ),
     )
     render(
       createElement(RunCompare, {
@@ -699,7 +705,15 @@ describe('comparing two runs', () => {
       (row) => row.querySelector('th')?.textContent,
     )
     expect(changed).toEqual(['failure_rate changed'])
-    expect(screen.getByText('1 of 3 differ')).toBeTruthy()
+    expect(screen.getByText('1 of 3 parameters differs')).toBeTruthy()
+    // When each run was made and how long it took always differ: shown, not flagged.
+    const facts = screen.getByRole('table', { name: 'The runs' })
+    expect(facts.querySelectorAll('tr.changed')).toHaveLength(0)
+    const created = within(facts).getByRole('rowheader', { name: 'Created' }).parentElement
+    const [createdA, createdB] = [...(created?.querySelectorAll('td') ?? [])].map(
+      (td) => td.textContent,
+    )
+    expect(createdA).not.toBe(createdB)
     const row = within(params).getByRole('rowheader', { name: /failure_rate/ }).parentElement
     expect([...(row?.querySelectorAll('td') ?? [])].map((td) => td.textContent)).toEqual([
       '1',

@@ -102,14 +102,7 @@ class SettingsMain extends ShellMain {
         },
         stop: () => {
           this.note('sandbox.stop')
-          // As main answers it (src-main/settings/service.ts), whatever the window believed.
-          if (this.sandboxStatus.inUse) {
-            return failed({
-              code: 'SANDBOX_IN_USE',
-              message:
-                'Atelier is working with the local sandbox, so it keeps running. Switch to a profile first to stop it.',
-            })
-          }
+          // As main answers it (src-main/settings/service.ts): in use too, offline on purpose.
           this.sandboxStatus = { ...this.sandboxStatus, running: false, url: null }
           return ok(structuredClone(this.sandboxStatus))
         },
@@ -571,32 +564,30 @@ describe('the sandbox card', () => {
     expect(card.getByRole<HTMLButtonElement>('button', { name: 'Start' }).disabled).toBe(false)
   })
 
-  it('keeps the sandbox in use running: Stop is off, and a refusal from main is told', async () => {
+  it('stops the sandbox in use too, saying that Atelier then works offline', async () => {
     await renderSettings()
     const card = within(screen.getByRole('region', { name: 'Local sandbox' }))
     expect(card.getByTestId('sandbox-state').textContent).toBe(
       'Running, in use at http://127.0.0.1:4010',
     )
     const stop = card.getByRole<HTMLButtonElement>('button', { name: 'Stop' })
-    expect(stop.disabled).toBe(true)
-    expect(stop.title).toBe('In use: switch to a profile first.')
+    expect(stop.disabled).toBe(false)
+    expect(card.getByText(/Stopping it takes Atelier offline/)).toBeTruthy()
 
-    // The window believed a profile was in use; main knows better and refuses.
-    act(() => {
-      useAppStore.getState().setSandboxStatus({ ...main.sandboxStatus, inUse: false })
-    })
     await settled(() => {
-      fireEvent.click(card.getByRole('button', { name: 'Stop' }))
+      fireEvent.click(stop)
     })
     expect(main.callsOf('sandbox.stop')).toHaveLength(1)
-    expect(useAppStore.getState().toasts).toEqual([
-      expect.objectContaining({
-        tone: 'error',
-        title: 'The sandbox',
-        message: expect.stringContaining('Switch to a profile first to stop it.'),
-      }),
-    ])
-    expect(card.getByTestId('sandbox-state').textContent).toBe('Running at http://127.0.0.1:4010')
+    expect(card.getByTestId('sandbox-state').textContent).toBe('Stopped, so Atelier is offline')
+    expect(useAppStore.getState().toasts).toEqual([])
+
+    await settled(() => {
+      fireEvent.click(card.getByRole('button', { name: 'Start' }))
+    })
+    expect(main.callsOf('sandbox.start')).toHaveLength(1)
+    expect(card.getByTestId('sandbox-state').textContent).toBe(
+      'Running, in use at http://127.0.0.1:4011',
+    )
   })
 })
 

@@ -152,6 +152,7 @@ describe('the command palette', () => {
       'Go to Assets',
       'Go to Runs',
       'Go to Evaluations',
+      'Go to Batches',
       'Go to Settings',
       'Harbour at dusk',
       'Portrait in oils',
@@ -213,6 +214,23 @@ describe('the command palette', () => {
     })
     expect(useAppStore.getState().section).toBe('evaluations')
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Evaluations')
+  })
+
+  it('ranks an action whose name starts with the words above a template that mentions them', async () => {
+    // The sandbox's template: "theme" is found in its description only, letter by letter.
+    main.flows.set(u(3), {
+      ...storedFlow(u(3), 'Image to upscaled image', 4_000),
+      source: 'template',
+      description: 'Doubles the width and height of an image with Atelier Upscale.',
+    })
+    const { dialog, input } = await openPalette()
+    await type(input, 'theme')
+    const options = within(dialog)
+      .getAllByRole('option')
+      .map((option) => option.textContent)
+    expect(options[0]).toContain('Switch to the dark theme')
+    expect(options.findIndex((text) => text.includes('Image to upscaled image'))).toBeGreaterThan(0)
+    expect(selected(dialog)).toContain('Switch to the dark theme')
   })
 
   it('switches the theme, starts a sync, and opens the shortcuts', async () => {

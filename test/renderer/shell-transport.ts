@@ -242,6 +242,7 @@ export class ShellMain {
     flowRuns: {
       start: () => failed({ code: 'UNAVAILABLE', message: 'Not part of these tests.' }),
       cancel: () => failed({ code: 'UNAVAILABLE', message: 'Not part of these tests.' }),
+      resume: () => failed({ code: 'UNAVAILABLE', message: 'Not part of these tests.' }),
     },
     on: (event, listener) => {
       const set = this.listeners.get(event) ?? new Set()

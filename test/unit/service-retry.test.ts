@@ -82,13 +82,20 @@ describe('full-jitter backoff', () => {
 })
 
 describe('resolveRetryPolicy', () => {
-  it('defaults to the spec: 5 attempts, 500 ms base, 30 s maximum', () => {
-    expect(resolveRetryPolicy()).toEqual({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 })
+  it('defaults to the spec: 5 attempts, 500 ms base, 30 s maximum; 2 when nobody listens', () => {
+    expect(resolveRetryPolicy()).toEqual({
+      maxAttempts: 5,
+      baseDelayMs: 500,
+      maxDelayMs: 30_000,
+      unreachableAttempts: 2,
+    })
     expect(resolveRetryPolicy({ maxAttempts: undefined, baseDelayMs: 10 })).toEqual({
       maxAttempts: 5,
       baseDelayMs: 10,
       maxDelayMs: 30_000,
+      unreachableAttempts: 2,
     })
+    expect(() => resolveRetryPolicy({ unreachableAttempts: 0 })).toThrow(/unreachableAttempts/)
   })
 
   it.each([

@@ -63,7 +63,7 @@ function promptHidden(stdin: NodeJS.ReadStream, io: CliIo, prompt: string): Prom
           return
         }
         if (char === '\u0003') {
-          finish(new CliError('Cancelled; nothing was saved.', EXIT.usage, 'CANCELLED'))
+          finish(new CliError('Canceled; nothing was saved.', EXIT.usage, 'CANCELLED'))
           return
         }
         typed = char === '\u007f' || char === '\b' ? typed.slice(0, -1) : typed + char

@@ -27,6 +27,7 @@ import { EXIT } from '../exit-codes'
 import { organizationOf } from '../organization'
 import type { CommandContext } from '../context'
 import { CliError } from '../errors'
+import { forcedNodeIds } from '../force'
 
 const MEDIA_TYPES: Record<string, string> = {
   '.png': 'image/png',
@@ -191,6 +192,7 @@ export async function run(
       )
     }
     const inputs = parseInputs(flow, flags.input)
+    const force = forcedNodeIds(flow, flags.force)
     media = new MediaStore({
       dir: `${globals.home}/${MEDIA_DIR}`,
       maxBytes: MEDIA_CAP_BYTES,
@@ -225,7 +227,7 @@ export async function run(
         orgId,
         ...(concurrency === undefined ? {} : { concurrency }),
         failurePolicy: flags.failFast ? 'fail-fast' : 'finish-independent',
-        force: flags.force,
+        force,
         ...(flags.resume ? { flowRunId: flags.resume } : {}),
         signal: controller.signal,
         onEvent: (event) => {

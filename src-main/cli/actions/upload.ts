@@ -8,8 +8,10 @@ import {
   type SniffedMediaType,
   type FolderUploadOptions,
   type FolderUploadSummary,
+  type SkippedCounts,
   type UploadProgress,
 } from '../../uploads'
+import { plural } from '../../../src-shared/domain/plural'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import { processIo, type CliIo } from '../io'
@@ -19,10 +21,29 @@ import { CliError } from '../errors'
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
+/** Why a file was left out, in the words the summary names it with. */
+const LEFT_OUT_WORDS: Record<keyof SkippedCounts, string> = {
+  system: 'system file',
+  hidden: 'hidden',
+  symlink: 'link, not followed',
+  specialFile: 'not a regular file',
+  excluded: 'matched --exclude',
+  notIncluded: 'matched no --include',
+  notMedia: 'not an image or video',
+}
+
 function summaryText(summary: FolderUploadSummary): string {
   const { files } = summary
+  // "already there": finished by an earlier upload of the folder, so nothing was sent for them.
+  const counts = [
+    `${files.uploaded} uploaded`,
+    ...(files.already > 0 ? [`${files.already} already there`] : []),
+    `${files.duplicates} skipped as ${files.duplicates === 1 ? 'a duplicate' : 'duplicates'}`,
+    `${files.failed} failed`,
+    ...(files.left > 0 ? [`${files.left} left for the next upload`] : []),
+  ]
   const lines = [
-    `${files.uploaded} uploaded, ${files.duplicates} skipped as duplicates, ${files.failed} failed${files.left > 0 ? `, ${files.left} left for the next upload` : ''} (${mib(summary.bytes.sent)} sent in ${(summary.elapsedMs / 1000).toFixed(1)} s)`,
+    `${counts.join(', ')} (${mib(summary.bytes.sent)} sent in ${(summary.elapsedMs / 1000).toFixed(1)} s)`,
   ]
   for (const failure of summary.failures) {
     lines.push(`  failed ${failure.relativePath}: ${failure.code}: ${failure.message}`)
@@ -30,9 +51,14 @@ function summaryText(summary: FolderUploadSummary): string {
   for (const problem of summary.problems) {
     lines.push(`  unreadable ${problem.relativePath}: ${problem.code}: ${problem.message}`)
   }
-  const skipped = Object.entries(summary.skipped).filter(([, n]) => n > 0)
-  if (skipped.length > 0) {
-    lines.push(`  left out: ${skipped.map(([reason, n]) => `${n} ${reason}`).join(', ')}`)
+  const leftOut = (Object.values(summary.skipped) as number[]).reduce((sum, n) => sum + n, 0)
+  if (leftOut > 0) {
+    lines.push(`  left out: ${plural(leftOut, 'file or folder', 'files or folders')}`)
+    for (const entry of summary.leftOut) {
+      lines.push(`    ${entry.relativePath} (${LEFT_OUT_WORDS[entry.reason]})`)
+    }
+    const unnamed = leftOut - summary.leftOut.length
+    if (unnamed > 0) lines.push(`    and ${unnamed} more`)
   }
   return lines.join('\n')
 }
@@ -173,7 +199,7 @@ export async function upload(
       throw new CliError(
         summary.state === 'canceled'
           ? 'The upload was stopped; run the same command again to go on where it stopped.'
-          : `${summary.files.failed} file(s) failed; see above. Run the same command again to retry them.`,
+          : `${plural(summary.files.failed, 'file')} failed; see above. Run the same command again to retry them.`,
         EXIT.failed,
         summary.state === 'canceled' ? 'CANCELED' : 'UPLOAD_FAILED',
         true,

@@ -13,7 +13,7 @@ export function registerRun(program: Command, context: CommandContext): void {
     .option('--input <name=value>', 'a flow input; name=@path reads a file', collect, [])
     .option('--concurrency <n>', 'node runs at once (default 8)')
     .option('--fail-fast', 'cancel everything on the first failure', false)
-    .option('--force <node...>', 'run these nodes (id or slug) again even when cached', [])
+    .option('--force <node...>', 'run these nodes (label, id or slug) again even when cached', [])
     .option('--resume <flow-run-id>', 'resume an interrupted flow run')
     .action(async (ref: string, flags: RunFlags) => {
       const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency)

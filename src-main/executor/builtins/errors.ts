@@ -60,7 +60,7 @@ export function isBuiltinError(value: unknown): value is BuiltinError {
 }
 
 export function abortedError(signal?: AbortSignal): BuiltinError {
-  return new BuiltinError('ABORTED', 'The node was stopped: its flow run was cancelled.', {
+  return new BuiltinError('ABORTED', 'The node was stopped: its flow run was canceled.', {
     cause: signal?.reason,
   })
 }

@@ -19,6 +19,8 @@ import {
   type RetryPlan,
 } from '../validate'
 import { Limiter } from '../../limiter'
+import { drawnSeedMessage } from '../../../src-shared/domain/flow'
+import { drawSeeds } from './seeds'
 
 /** The runner for each kind of node; sub-flows are run by the scheduler itself. */
 export interface FlowRunners {
@@ -396,11 +398,14 @@ export class Scheduler {
     if (node.type_code === 'sub_flow') return this.runSubFlow(scope, node, state, inputs, queuedMs)
 
     const version = targetVersionOf(node, this.options.catalog) ?? 'unknown'
+    const planned = scope.plan.nodes.get(node.id)
+    const run = { flowRunId, nodeId, attempt }
+    const { keyed, drawn } = drawSeeds(planned, inputs, this.options.catalog, run)
     // A gate's later attempts are other work than its first, even on the same inputs: a retry
     // that found the first attempt's outputs in the cache could never change the verdict.
     const cacheKey = nodeCacheKey(
       node,
-      attempt > 1 ? { ...inputs, '#attempt': attempt } : inputs,
+      attempt > 1 ? { ...keyed, '#attempt': attempt } : keyed,
       version,
     )
     const record = (fields: Partial<NodeRunRecord>): NodeRunRecord => ({
@@ -474,11 +479,18 @@ export class Scheduler {
     flowRuns.saveNode(record({ state: 'running', startedMs }))
     this.totals.dispatched++
     this.emitNode(scope, node.id, state, { type: 'node-running' })
+    for (const [name, seed] of Object.entries(drawn)) {
+      this.emitNode(scope, node.id, state, {
+        type: 'node-log',
+        level: 'info',
+        message: drawnSeedMessage(name, seed),
+      })
+    }
     try {
       const outcome = await runner.run({
         flowRunId,
         node: scope.prefix === '' ? node : { ...node, id: nodeId },
-        inputs: { ...inputs, ...injected },
+        inputs: { ...keyed, ...drawn, ...injected },
         attempt,
         signal: this.signal,
         emit: (event) => {

@@ -134,7 +134,7 @@ async function pollUntil<T>(
       if (failed >= ctx.poll.maxFailedRounds) {
         throw new RemoteNodeError(
           'SERVICE_UNREACHABLE',
-          `Lost touch with the service while following ${what}: ${error instanceof Error ? error.message : String(error)} It goes on at the service; resume the flow run to pick it up again.`,
+          `The service could not be reached while following ${what}, which goes on there. Nothing was charged twice: Resume picks it up where it stopped.`,
           { cause: error },
         )
       }

@@ -93,6 +93,21 @@ const OPEN_STATES: ReadonlySet<IntentState> = new Set(['prepared', 'sending', 'd
 
 const noEvents = (): void => undefined
 
+/**
+ * What the user reads when a dispatch could not be confirmed. True because the intent keeps its
+ * idempotency key and a resume looks the run up before sending it again.
+ */
+export const INTERRUPTED_MESSAGE =
+  'The run stopped because the service could not be reached. Nothing was charged twice: Resume continues where it stopped.'
+
+/** The service could not be reached at all while sending: the intent stays open for a resume. */
+function interrupted(intent: Intent, cause: ServiceError): RemoteNodeError {
+  return new RemoteNodeError('SERVICE_UNREACHABLE', INTERRUPTED_MESSAGE, {
+    intentId: intent.id,
+    cause,
+  })
+}
+
 function canceled(details: { intentId?: string; remoteRunId?: string; batchId?: string } = {}) {
   return new RemoteNodeError('CANCELED', 'The node run was canceled.', details)
 }
@@ -549,18 +564,20 @@ export class RemoteRunner implements NodeRunner {
         if (!isServiceError(error)) throw error
         this.refuseIfFinal(intent, error)
         this.ledger.intents.noteError(intent.id, `${error.code}: ${error.message}`)
+        // Nobody answered at that address: more rounds would only make the user wait to hear it.
+        if (error.code === 'NETWORK_ERROR' && !error.outcomeUnknown) {
+          throw interrupted(intent, error)
+        }
         continue
       }
       this.point('answered', nodeId, intent.id)
       this.ledger.intents.markDispatched(intent.id, answerId)
       return answerId
     }
-    const reason = lastError instanceof Error ? lastError.message : 'no answer'
-    throw new RemoteNodeError(
-      'OUTCOME_UNKNOWN',
-      `Could not make sure the run was started (${reason}). It is kept in the ledger and looked up, never sent twice, when the flow run is resumed.`,
-      { intentId: intent.id, cause: lastError },
-    )
+    throw new RemoteNodeError('OUTCOME_UNKNOWN', INTERRUPTED_MESSAGE, {
+      intentId: intent.id,
+      cause: lastError,
+    })
   }
 
   /** Another process moved the intent on while this one was about to send it. */

@@ -23,6 +23,7 @@ export function flowsHandlers({
     'flows.palette': () => core().flows.palette(),
     'flowRuns.start': (request) => core().flows.startRun(request),
     'flowRuns.cancel': (request) => core().flows.cancelRun(request),
+    'flowRuns.resume': (request) => core().flows.resumeRun(request),
     'media.preview': (request) => core().flows.preview(request),
   }
 }

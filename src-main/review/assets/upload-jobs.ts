@@ -3,6 +3,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import {
   FAILURES_SHOWN,
+  LEFT_OUT_SHOWN,
   type UploadFileRow,
   type UploadProgressEvent,
   type UploadState,
@@ -56,6 +57,8 @@ interface Entry {
   /** The files of the folder it uploads, sorted; undefined for the whole folder. */
   named: readonly string[] | undefined
   concurrency: number | undefined
+  /** The asset folder the upload goes inside (the tree's selection); null: the top level. */
+  into: string | null
   lastSentAt: number
   timer: NodeJS.Timeout | null
 }
@@ -100,6 +103,7 @@ export class UploadManager {
     path: string
     files?: readonly string[] | undefined
     folder?: string | null | undefined
+    into?: string | null | undefined
     concurrency?: number | undefined
     watch: boolean
   }): Promise<UploadSummary> {
@@ -128,6 +132,7 @@ export class UploadManager {
     const folderName = defaultTarget(root, { folder: args.folder, files: named })
     const entry = this.newEntry(randomUUID(), root, folderName, false, named)
     entry.concurrency = args.concurrency
+    entry.into = args.into ?? null
     this.run(entry)
     return structuredClone(entry.summary)
   }
@@ -145,6 +150,7 @@ export class UploadManager {
     if (interrupted) {
       const named = this.namedFilesOf(id)
       const entry = this.newEntry(id, interrupted.root, interrupted.folderName, false, named)
+      entry.into = this.parentOfTarget(id)
       this.run(entry)
       return structuredClone(entry.summary)
     }
@@ -301,6 +307,7 @@ export class UploadManager {
       manifestId: null,
       named,
       concurrency: undefined,
+      into: null,
       lastSentAt: 0,
       timer: null,
     }
@@ -317,6 +324,7 @@ export class UploadManager {
       orgId,
       root: entry.summary.root,
       folder: entry.summary.folderName,
+      into: entry.into,
       ...(entry.named ? { files: entry.named } : {}),
       concurrency: entry.concurrency,
       onProgress: (progress: UploadProgress) => {
@@ -400,10 +408,12 @@ export class UploadManager {
       finishedAt: this.options.clock(),
       failures: summary.failures.slice(0, FAILURES_SHOWN),
       skipped,
+      leftOut: summary.leftOut.slice(0, LEFT_OUT_SHOWN),
       unreadable: summary.problems.length,
       files: {
         total: summary.files.total,
-        done: summary.files.uploaded,
+        // What an earlier upload of the folder finished is done too: the count reaches the total.
+        done: summary.files.uploaded + summary.files.already,
         duplicates: summary.files.duplicates,
         failed: summary.files.failed,
       },
@@ -442,6 +452,14 @@ export class UploadManager {
     const files = [...entry.changed.values()]
     entry.changed.clear()
     this.options.progress({ upload: structuredClone(entry.summary), files })
+  }
+
+  /** Where an earlier session's upload made its folder, so that a resume goes on in it. */
+  private parentOfTarget(manifestId: string): string | null {
+    const { databases } = this.options
+    const targetId = databases.ledger.uploads.getManifest(manifestId)?.targetFolderId ?? null
+    if (targetId === null) return null
+    return databases.mirror.assetFolders.get(targetId)?.parent_id ?? null
   }
 
   /** Manifests an earlier session left unfinished, as the ledger counts them. */

@@ -1,4 +1,5 @@
 import type { Evaluation, EvaluationCreate } from '../../../src-shared/api'
+import type { MirrorChange } from '../../../src-shared/ipc'
 import type {
   EvaluationDetail,
   EvaluationListPage,
@@ -40,6 +41,10 @@ export interface EvaluationReviewOptions {
   sendTimeoutMs?: number
   /** For the upload's storage PUTs (a test counts them). */
   fetch?: typeof fetch
+  /** Told after a submission went into the mirror, for the lists to read it again. */
+  onWritten?: (collections: readonly MirrorChange[]) => void
+  /** Told after a submission, which holds credit. */
+  onBalanceChange?: () => void
 }
 
 /** Search pages read to fill one list page when a filter only rows can check drops results. */
@@ -255,6 +260,10 @@ export class EvaluationReview {
       // The parent is superseded now; its copy says so once read again (or at the next sync).
       await this.fetchIntoMirror(input.parentId).catch(() => undefined)
     }
+    this.options.onWritten?.(
+      upload?.how === 'uploaded' ? ['evaluations', 'assets'] : ['evaluations'],
+    )
+    this.options.onBalanceChange?.()
     return { evaluation: this.get({ id }), upload }
   }
 

@@ -7,6 +7,7 @@ export type RunPageErrorCode =
   | 'SIGNATURE_MALFORMED'
   | 'KEYCHAIN_UNAVAILABLE'
   | 'LOG_CURSOR_INVALID'
+  | 'SEED_NOT_AVAILABLE'
 
 /** A problem of the run page itself, with a stable code and a message that says what to do. */
 export class RunPageError extends CodedError<RunPageErrorCode> {

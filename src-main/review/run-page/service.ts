@@ -1,6 +1,8 @@
+import { randomInt } from 'node:crypto'
 import {
   RUN_TERMINAL_STATUSES,
   type CallbackDeliveryStatusCode,
+  type Run,
   type RunCallbackDelivery,
   type RunStatusCode,
 } from '../../../src-shared/api'
@@ -19,6 +21,9 @@ import { SyncEngine } from '../../sync'
 import { logPage, readDetail, runNotFound, type RunScope } from './detail'
 import { RunPageError } from './errors'
 import { signatureMatches } from './signature'
+
+/** Seeds run from 0 to 2^32 - 1, the range the service's seed inputs accept. */
+const SEED_LIMIT = 2 ** 32
 
 /** Deliveries the service still works on: their attempts are still to come. */
 const OPEN_DELIVERY: readonly CallbackDeliveryStatusCode[] = ['pending', 'queued', 'processing']
@@ -39,6 +44,11 @@ export interface RunPageOptions {
   offline?: () => boolean
   /** Told when a call may have changed the balance (a re-run holds credit, a cancel refunds). */
   onBalanceChange?: () => void
+  /**
+   * Told after a run the service answered went into the mirror, for the other views to read it;
+   * `started`: the app just made it (a re-run), so its end is still to come.
+   */
+  onRunWritten?: (run: Run, started: boolean) => void
   logger?: Logger
 }
 
@@ -104,6 +114,10 @@ export class RunPageService {
       const run = await client.get('/v1/runs/{run_id}', { params: { path: { run_id: runId } } })
       if (run.org_id !== this.scope.orgId) throw runNotFound(runId)
       mirror.transaction(() => mirror.runs.upsertPage([run]))
+      // A page polling an unfinished run: told only when the run moved.
+      if (held?.updated_at !== run.updated_at || held.status_code !== run.status_code) {
+        this.options.onRunWritten?.(run, false)
+      }
       const fetched = mirror.runDetailsFetched.get(runId)
       const version = mirror.runDetailsFetched.runUpdatedMs(runId)
       const finished = isTerminal(run.status_code)
@@ -131,24 +145,61 @@ export class RunPageService {
     })
     const { mirror } = this.options.databases
     mirror.transaction(() => mirror.runs.upsertPage([run]))
+    this.options.onRunWritten?.(run, false)
     this.options.onBalanceChange?.()
     return this.get({ runId })
   }
 
   /**
-   * A new run of the same target and input (the service copies them): charged like any run.
-   * The key comes from the page, made once per confirmation, so a retry cannot charge twice.
+   * A new run of the same target and input, charged like any run. `same` (the default) has the
+   * service copy the run: its input holds the seed Atelier drew and sent, so the same picture
+   * comes back (the service charges again: it does not know this computer's cache; re-running the
+   * flow in the editor is what serves an unchanged node free). `new` sends the same input with a
+   * newly drawn seed to the run's model. The key comes from the page, made once per
+   * confirmation, so a retry cannot charge twice.
    */
-  async rerun({ runId, idempotencyKey }: RunArgs & { idempotencyKey: string }) {
-    this.get({ runId })
-    const run = await this.options.client.post('/v1/runs/{run_id}/rerun', {
-      params: { path: { run_id: runId } },
-      headers: { 'Idempotency-Key': idempotencyKey },
-    })
+  async rerun({
+    runId,
+    idempotencyKey,
+    seed = 'same',
+  }: RunArgs & { idempotencyKey: string; seed?: 'same' | 'new' | undefined }) {
+    const { run: original } = this.get({ runId })
+    const run =
+      seed === 'new'
+        ? await this.withNewSeed(original, idempotencyKey)
+        : await this.options.client.post('/v1/runs/{run_id}/rerun', {
+            params: { path: { run_id: runId } },
+            headers: { 'Idempotency-Key': idempotencyKey },
+          })
     const { mirror } = this.options.databases
     mirror.transaction(() => mirror.runs.upsertPage([run]))
+    this.options.onRunWritten?.(run, true)
     this.options.onBalanceChange?.()
     return { runId: run.id, estimatedCost: run.estimated_cost } satisfies RerunStarted
+  }
+
+  /** The run's input again with a new seed, as a new run of its model. */
+  private async withNewSeed(original: Run, idempotencyKey: string): Promise<Run> {
+    const [provider, model] = original.model_slug?.split('/') ?? []
+    const seeded = original.model_id
+      ? this.options.databases.mirror.models
+          .inputs(this.scope, original.model_id)
+          .some((input) => input.name === 'seed' && input.variable_type_code === 'seed')
+      : false
+    if (!provider || !model || !(typeof original.input.seed === 'number' || seeded)) {
+      throw new RunPageError(
+        'SEED_NOT_AVAILABLE',
+        'This run takes no seed, so there is no new seed to draw. Re-run it with the same seed instead.',
+      )
+    }
+    return this.options.client.post('/v1/models/{provider}/{model}/runs', {
+      params: { path: { provider, model } },
+      body: {
+        input: { ...original.input, seed: randomInt(0, SEED_LIMIT) },
+        ...(original.callback_url ? { callback_url: original.callback_url } : {}),
+      },
+      headers: { 'Idempotency-Key': idempotencyKey },
+    })
   }
 
   /** The new delivery goes into the mirror at once; its attempts come with the next refresh. */

@@ -4,7 +4,7 @@ import { basename, join, posix, resolve } from 'node:path'
 import type { UploadFile, UploadsRepository } from '../../db'
 import type { ServiceClient } from '../../service'
 import { hashFile, isUploadScanError, scanFolder, type ScanProblem, type ScanResult } from '../scan'
-import type { FileHash, SkippedCounts, SniffedMediaType } from '../scan'
+import type { FileHash, LeftOutEntry, SkippedCounts, SniffedMediaType } from '../scan'
 import {
   createPartLimiter,
   isUploadTransferError,
@@ -46,6 +46,11 @@ export interface FolderUploadOptions {
    */
   folder?: string | null | undefined
   /**
+   * The asset folder (an id) `folder` is made in: the folder selected in the tree. Left out or
+   * null: the top level. With `folder` null, the tree lands in it directly.
+   */
+  into?: string | null | undefined
+  /**
    * Only these files of the folder ('/'-separated paths inside it), not the whole folder: files
    * dropped on the window. The folder is not walked; the same rules (names, links, media) apply
    * to each file, and `include`/`exclude` too. With files, `folder` defaults to null (the top
@@ -78,13 +83,25 @@ export interface UploadFailure {
 export interface FolderUploadSummary {
   manifestId: string
   state: 'finished' | 'failed' | 'canceled'
-  /** Files of this pass by outcome; `left` were not reached (a cancel). */
-  files: { total: number; uploaded: number; duplicates: number; failed: number; left: number }
+  /**
+   * Files of this pass by outcome; `left` were not reached (a cancel); `already` were there
+   * before it (sent or found by an earlier upload of the folder), so nothing was sent for them.
+   */
+  files: {
+    total: number
+    uploaded: number
+    duplicates: number
+    failed: number
+    left: number
+    already: number
+  }
   bytes: { total: number; sent: number }
   failures: UploadFailure[]
   /** What the scan could not read, and what it left out by reason. */
   problems: ScanProblem[]
   skipped: SkippedCounts
+  /** The files and folders counted in `skipped`, named, with the reason for each. */
+  leftOut: LeftOutEntry[]
   elapsedMs: number
 }
 
@@ -152,6 +169,8 @@ class FolderUploadRun {
   private sameSizeBefore = new Map<number, number>()
   /** Small files hashed ahead of their turn, by seq (see `hashAhead`). */
   private readonly ahead = new Map<number, Promise<FileHash>>()
+  /** Files an earlier upload of the folder finished, by seq: this one sends nothing for them. */
+  private readonly already = new Set<number>()
 
   constructor(private readonly options: FolderUploadOptions) {
     this.root = resolve(options.root)
@@ -206,7 +225,8 @@ class FolderUploadRun {
     })
     const folders = new AssetFolders(options.service)
     const targetName = defaultTarget(this.root, options)
-    const target = targetName === null ? null : await folders.ensure(null, targetName)
+    const parent = options.into ?? null
+    const target = targetName === null ? parent : await folders.ensure(parent, targetName)
     // The folder's manifest, whichever way it was uploaded before: what was sent then is not
     // sent again. It takes this upload's way (whole folder or named files) for a resume.
     const known = options.uploads.latest(scope, this.root, target)
@@ -265,7 +285,8 @@ class FolderUploadRun {
   private finish(manifestId: string, scan: ScanResult): FolderUploadSummary {
     const tally = this.tally
     const files = tally.all()
-    const count = (state: FileProgress['state']) => files.filter((f) => f.state === state).length
+    const count = (state: FileProgress['state']) =>
+      files.filter((f) => f.state === state && !this.already.has(f.seq)).length
     const failed = count('failed')
     const state = this.canceled ? 'canceled' : failed > 0 ? 'failed' : 'finished'
     this.options.uploads.setManifestState(
@@ -284,11 +305,13 @@ class FolderUploadRun {
         duplicates: count('duplicate'),
         failed,
         left: tally.unfinished().length,
+        already: this.already.size,
       },
       bytes: { total: snapshot.bytes.total, sent: snapshot.bytesSent },
       failures: [...this.failures.values()],
       problems: scan.problems,
       skipped: scan.skipped,
+      leftOut: scan.leftOut,
       elapsedMs: performance.now() - this.started,
     }
   }
@@ -576,6 +599,7 @@ class FolderUploadRun {
   private track(row: UploadFile, partBytes: ReadonlyMap<number, number>): void {
     const state =
       row.state === 'confirmed' ? 'done' : row.state === 'duplicate' ? 'duplicate' : 'queued'
+    if (state !== 'queued') this.already.add(row.seq)
     this.tally.set(row.seq, {
       relativePath: row.relativePath,
       sizeBytes: row.sizeBytes,

@@ -34,6 +34,7 @@ export {
   type ScanProblem,
   type ScanResult,
   type SkippedCounts,
+  type LeftOutEntry,
 } from './scan'
 export { sniffMedia, type SniffedMedia, type SniffedMediaType } from './media'
 export { hashFile, type FileHash, type HashOptions } from './hash'

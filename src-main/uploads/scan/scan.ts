@@ -90,12 +90,26 @@ export interface ScanProblem {
   message: string
 }
 
+/** An entry the scan left out, and why (a key of `SkippedCounts`). */
+export interface LeftOutEntry {
+  relativePath: string
+  reason: keyof SkippedCounts
+}
+
+/** At most this many left-out entries are named; the counts go on past it. */
+export const LEFT_OUT_NAMED_MAX = 1000
+
 export interface ScanResult {
   /** The folder scanned, as an absolute path. */
   root: string
   /** Regular files, sorted by relative path ('/' separators, ordered by code unit). */
   files: ScannedFile[]
   skipped: SkippedCounts
+  /**
+   * The entries counted in `skipped`, named (the first LEFT_OUT_NAMED_MAX, sorted by path): a
+   * count alone leaves the person guessing which files were not sent.
+   */
+  leftOut: LeftOutEntry[]
   /** Sorted by relative path. */
   problems: ScanProblem[]
 }
@@ -127,8 +141,9 @@ function toSlashes(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/')
 }
 
-function emptyCounts(): SkippedCounts {
-  return {
+/** What the scan leaves out: counted by reason, and named up to LEFT_OUT_NAMED_MAX. */
+class LeftOut {
+  readonly counts: SkippedCounts = {
     system: 0,
     hidden: 0,
     symlink: 0,
@@ -137,35 +152,41 @@ function emptyCounts(): SkippedCounts {
     notIncluded: 0,
     notMedia: 0,
   }
+  readonly entries: LeftOutEntry[] = []
+
+  add(reason: keyof SkippedCounts, relativePath: string): void {
+    this.counts[reason]++
+    if (this.entries.length < LEFT_OUT_NAMED_MAX) this.entries.push({ relativePath, reason })
+  }
 }
 
 /** Which entries of a listed folder the walk keeps; counts the others. */
-function entryFilter(patterns: PathPatterns, skipped: SkippedCounts) {
+function entryFilter(patterns: PathPatterns, skipped: LeftOut) {
   return (folder: string, entry: Dirent): boolean => {
+    const relativePath = folder === '' ? entry.name : `${folder}/${entry.name}`
     const byName = skipReasonOfName(entry.name)
     if (byName) {
-      skipped[byName]++
+      skipped.add(byName, relativePath)
       return false
     }
     // Links are never followed: one can point outside the folder (uploading what the person
     // did not pick) or back up into it (a loop, or the same files twice).
     if (entry.isSymbolicLink()) {
-      skipped.symlink++
+      skipped.add('symlink', relativePath)
       return false
     }
-    const relativePath = folder === '' ? entry.name : `${folder}/${entry.name}`
     if (entry.isDirectory() || entry.isFile()) {
       if (patterns.excludes(relativePath)) {
-        skipped.excluded++
+        skipped.add('excluded', relativePath)
         return false
       }
       if (entry.isFile() && !patterns.includes(relativePath)) {
-        skipped.notIncluded++
+        skipped.add('notIncluded', relativePath)
         return false
       }
       return true
     }
-    skipped.specialFile++
+    skipped.add('specialFile', relativePath)
     return false
   }
 }
@@ -201,7 +222,7 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
   }
   if (signal?.aborted) throw abortedError(signal, 'scan')
 
-  const skipped = emptyCounts()
+  const skipped = new LeftOut()
   const problems: ScanProblem[] = []
   const paths = options.only
     ? named(rootPath, options.only, patterns, skipped, problems)
@@ -215,11 +236,13 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
   await eachLimited(paths, STAT_CONCURRENCY, signal, async (relativePath, index) => {
     try {
       const stats = await lstat(join(rootPath, relativePath))
-      if (stats.isSymbolicLink()) skipped.symlink++
-      else if (options.only && (await throughLink(rootPath, relativePath))) skipped.symlink++
+      if (stats.isSymbolicLink()) skipped.add('symlink', relativePath)
+      else if (options.only && (await throughLink(rootPath, relativePath))) {
+        skipped.add('symlink', relativePath)
+      }
       // Only a named path can be a folder here: the walk lists files.
       else if (stats.isDirectory()) problems.push(notAFile(relativePath))
-      else if (!stats.isFile()) skipped.specialFile++
+      else if (!stats.isFile()) skipped.add('specialFile', relativePath)
       else {
         listed[index] = {
           relativePath,
@@ -241,7 +264,7 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
       try {
         const media = await sniffFile(join(rootPath, file.relativePath), file.sizeBytes)
         if (media && wanted.includes(media.mediaType)) file.media = media
-        else skipped.notMedia++
+        else skipped.add('notMedia', file.relativePath)
       } catch (error) {
         problems.push(problem(file.relativePath, 'file', error))
       }
@@ -249,7 +272,13 @@ export async function scanFolder(root: string, options: ScanOptions = {}): Promi
     if (signal?.aborted) throw abortedError(signal, 'scan')
     files = files.filter((file) => file.media !== null)
   }
-  return { root: rootPath, files, skipped, problems: problems.sort(byPath) }
+  return {
+    root: rootPath,
+    files,
+    skipped: skipped.counts,
+    leftOut: skipped.entries.sort(byPath),
+    problems: problems.sort(byPath),
+  }
 }
 
 /**
@@ -281,7 +310,7 @@ function named(
   rootPath: string,
   only: readonly string[],
   patterns: PathPatterns,
-  skipped: SkippedCounts,
+  skipped: LeftOut,
   problems: ScanProblem[],
 ): string[] {
   const kept: string[] = []
@@ -306,9 +335,10 @@ function named(
     // As a walk would: a hidden or excluded folder on the way leaves the file out too.
     const byName = segments.map(skipReasonOfName).find((reason) => reason !== null)
     const prefixes = segments.map((_, depth) => segments.slice(0, depth + 1).join('/'))
-    if (byName) skipped[byName]++
-    else if (prefixes.some((prefix) => patterns.excludes(prefix))) skipped.excluded++
-    else if (!patterns.includes(relativePath)) skipped.notIncluded++
+    if (byName) skipped.add(byName, relativePath)
+    else if (prefixes.some((prefix) => patterns.excludes(prefix))) {
+      skipped.add('excluded', relativePath)
+    } else if (!patterns.includes(relativePath)) skipped.add('notIncluded', relativePath)
     else kept.push(relativePath)
   }
   return kept
@@ -318,7 +348,7 @@ function named(
 async function walk(
   rootPath: string,
   patterns: PathPatterns,
-  skipped: SkippedCounts,
+  skipped: LeftOut,
   problems: ScanProblem[],
   signal: AbortSignal | undefined,
 ): Promise<string[]> {

@@ -26,14 +26,14 @@ export interface LocalSandbox {
 export const SANDBOX_START_TIMEOUT_MS = 60_000
 export const SANDBOX_CLOSE_TIMEOUT_MS = 30_000
 
-export async function startSandboxThread(dataDir: string): Promise<LocalSandbox> {
+export async function startSandboxThread(dataDir: string, port = 0): Promise<LocalSandbox> {
   const entry = workerEntry(import.meta.url, './thread-entry.mjs', './local-sandbox.js')
   if (entry === null) {
     // Loaded on demand: Fastify is only needed when the sandbox runs.
     const { startSandbox } = await import('../../sandbox')
-    return startSandbox({ dataDir, port: 0 })
+    return startSandbox({ dataDir, port })
   }
-  const worker = new Worker(entry, { workerData: { dataDir } satisfies SandboxThreadData })
+  const worker = new Worker(entry, { workerData: { dataDir, port } satisfies SandboxThreadData })
   const word = await firstWord(
     worker,
     (message: FromSandboxThread) => (message.type === 'closed' ? undefined : message),

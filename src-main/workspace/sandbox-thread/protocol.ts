@@ -3,6 +3,8 @@ import type { SandboxKeys } from '../../sandbox'
 /** What the sandbox's thread is started with. */
 export interface SandboxThreadData {
   dataDir: string
+  /** 0: a free port. A sandbox started again while in use takes the port it had. */
+  port?: number
 }
 
 /** The main thread's messages to the sandbox's. */

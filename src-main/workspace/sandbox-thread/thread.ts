@@ -10,13 +10,13 @@ import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from './pr
 
 const port = parentPort
 if (port === null) throw new Error('The local sandbox thread runs in a worker thread.')
-const { dataDir } = workerData as SandboxThreadData
+const { dataDir, port: listenOn = 0 } = workerData as SandboxThreadData
 const send = (message: FromSandboxThread) => {
   port.postMessage(message)
 }
 
 try {
-  const sandbox = await startSandbox({ dataDir, port: 0 })
+  const sandbox = await startSandbox({ dataDir, port: listenOn })
   // The one message there is: close.
   port.once('message', (_message: ToSandboxThread) => {
     void sandbox.close().finally(() => {

@@ -93,6 +93,16 @@ export function AssetDetailPanel() {
         )}
       </section>
       <div className="asset-detail-actions">
+        {detail.url ? (
+          // The service's own address for the file, fresh for a while: the browser saves it.
+          <a className="small-button" href={detail.url} download={detail.name}>
+            Download
+          </a>
+        ) : (
+          <p className="muted asset-download-note">
+            To download it, sync while online: the file’s address has expired.
+          </p>
+        )}
         <button
           type="button"
           className="small-button danger"

@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { errorText } from '../shell/errorWords'
 import { useAppStore } from '../store'
 import type { AssetFilters } from '../store/assets'
+import { selectedAssetFolder } from '../store/uploads'
 import { AssetBrowser } from './AssetBrowser'
 import { AssetDetailPanel } from './AssetDetailPanel'
 import { AssetsStatus } from './AssetsStatus'
@@ -54,13 +55,20 @@ function AssetResults({ filtered }: { filtered: boolean }) {
 
 /** The Assets section: folders, the assets as a grid or a list, their details, the uploads. */
 export function AssetsPage() {
-  const { connect, filtered, detailOpen, uploadsOpen } = useAppStore(
-    useShallow((s) => ({
-      connect: s.connectAssets,
-      filtered: isFiltered(s.assetFilters),
-      detailOpen: s.assetDetail !== null,
-      uploadsOpen: s.uploadsOpen,
-    })),
+  const { connect, filtered, detailOpen, uploadsOpen, into } = useAppStore(
+    useShallow((s) => {
+      const selected = selectedAssetFolder(s)
+      return {
+        connect: s.connectAssets,
+        filtered: isFiltered(s.assetFilters),
+        detailOpen: s.assetDetail !== null,
+        uploadsOpen: s.uploadsOpen,
+        into:
+          selected === null
+            ? null
+            : (s.assetTree?.folders.find((folder) => folder.id === selected)?.path ?? null),
+      }
+    }),
   )
   const { dropping, handlers } = useFileDrop()
 
@@ -75,7 +83,7 @@ export function AssetsPage() {
         <AssetResults filtered={filtered} />
         {dropping ? (
           <div className="asset-drop-zone" aria-hidden="true">
-            Drop to upload
+            {into === null ? 'Drop to upload' : `Drop to upload into ${into}`}
           </div>
         ) : null}
       </section>

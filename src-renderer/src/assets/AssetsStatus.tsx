@@ -50,7 +50,7 @@ export function AssetsStatus({ filtered }: { filtered: boolean }) {
         <span className="muted">
           {plural(state.count, 'asset', 'assets')}
           {state.more ? '+' : ''}
-          {filtered ? ' match' : ''}
+          {filtered ? (state.count === 1 && !state.more ? ' matches' : ' match') : ''}
         </span>
       )}
     </div>

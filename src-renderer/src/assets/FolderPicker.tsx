@@ -5,41 +5,54 @@ import type { IpcError } from '../../../src-shared/ipc/result'
 import { Modal } from '../shell/Modal'
 import { errorText } from '../shell/errorWords'
 import { useAppStore } from '../store'
+import { selectedAssetFolder } from '../store/uploads'
 
 /**
  * "Choose folder…" in the browser mode, which has no native paths: the machine's folders are
  * browsed through the main process (`uploads.browse`), from home, or a path is typed.
  */
 export function FolderPicker() {
-  const { open, setOpen, startUpload } = useAppStore(
+  const { open, setOpen, startUpload, selected, folders } = useAppStore(
     useShallow((s) => ({
       open: s.folderPickerOpen,
       setOpen: s.setFolderPickerOpen,
       startUpload: s.startUpload,
+      selected: selectedAssetFolder(s),
+      folders: s.assetTree?.folders,
     })),
   )
   if (!open) return null
   return (
     <Picker
+      selected={selected}
+      places={(folders ?? [])
+        .map((folder) => ({ id: folder.id, path: folder.path }))
+        .sort((a, b) => a.path.localeCompare(b.path))}
       onClose={() => {
         setOpen(false)
       }}
-      onChoose={async (path, watch) => {
-        if (await startUpload(path, { watch })) setOpen(false)
+      onChoose={async (path, watch, into) => {
+        if (await startUpload(path, { watch, into })) setOpen(false)
       }}
     />
   )
 }
 
+const TOP_LEVEL = ''
+
 function Picker(props: {
+  /** The asset folder selected in the tree, where the upload goes unless changed here. */
+  selected: string | null
+  places: { id: string; path: string }[]
   onClose: () => void
-  onChoose: (path: string, watch: boolean) => Promise<void>
+  onChoose: (path: string, watch: boolean, into: string | null) => Promise<void>
 }) {
   const [listing, setListing] = useState<FolderListing | null>(null)
   const [typed, setTyped] = useState('')
   const [problem, setProblem] = useState<IpcError | null>(null)
   const [watch, setWatch] = useState(false)
   const [busy, setBusy] = useState(false)
+  const [into, setInto] = useState(props.selected ?? TOP_LEVEL)
 
   const browse = async (path?: string) => {
     const api = window.atelier
@@ -72,7 +85,7 @@ function Picker(props: {
 
   const choose = async () => {
     setBusy(true)
-    await props.onChoose(typed.trim(), watch)
+    await props.onChoose(typed.trim(), watch, watch || into === TOP_LEVEL ? null : into)
     setBusy(false)
   }
 
@@ -148,6 +161,27 @@ function Picker(props: {
           }}
         />
         Keep watching it, and upload what appears in it later
+      </label>
+      <label className="folder-picker-into">
+        Into:{' '}
+        {watch ? (
+          <span>the top level (a watched folder always goes there)</span>
+        ) : (
+          <select
+            aria-label="Into"
+            value={into}
+            onChange={(event) => {
+              setInto(event.target.value)
+            }}
+          >
+            <option value={TOP_LEVEL}>Top level</option>
+            {props.places.map((place) => (
+              <option key={place.id} value={place.id}>
+                {place.path}
+              </option>
+            ))}
+          </select>
+        )}
       </label>
       <div className="dialog-actions">
         <button type="button" className="small-button" onClick={props.onClose}>

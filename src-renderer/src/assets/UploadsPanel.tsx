@@ -7,6 +7,7 @@ import {
   bytesWords,
   etaWords,
   FILE_STATE_WORDS,
+  LEFT_OUT_WORDS,
   plural,
   rateWords,
   UPLOAD_STATE_WORDS,
@@ -112,6 +113,25 @@ export function UploadsPanel() {
   )
 }
 
+/** The files the upload left out, each with why: a count alone leaves one guessing which. */
+function LeftOutList({ upload }: { upload: UploadSummary }) {
+  const named = upload.leftOut ?? []
+  const more = upload.skipped - named.length
+  return (
+    <details className="upload-left-out">
+      <summary>Which {upload.skipped === 1 ? 'file was' : 'files were'} left out</summary>
+      <ul aria-label="Left out">
+        {named.map((entry) => (
+          <li key={entry.relativePath}>
+            <strong>{entry.relativePath}</strong>: {LEFT_OUT_WORDS[entry.reason]}
+          </li>
+        ))}
+        {more > 0 ? <li className="muted">And {more.toLocaleString('en-US')} more.</li> : null}
+      </ul>
+    </details>
+  )
+}
+
 function UploadCard({ upload }: { upload: UploadSummary }) {
   const { act, loadFiles, files } = useAppStore(
     useShallow((s) => ({
@@ -131,7 +151,7 @@ function UploadCard({ upload }: { upload: UploadSummary }) {
     ? folder
     : named.count === 1
       ? (named.first.split('/').at(-1) ?? named.first)
-      : `${named.count.toLocaleString()} files from ${folder}`
+      : `${plural(named.count, 'file')} from ${folder}`
   return (
     <li className={`upload-card ${upload.state}`} aria-label={`Upload of ${name}`}>
       <div className="upload-card-head">
@@ -176,6 +196,7 @@ function UploadCard({ upload }: { upload: UploadSummary }) {
         ) : null}
       </div>
       {upload.error ? <p className="upload-error">{upload.error.message}</p> : null}
+      {upload.leftOut && upload.leftOut.length > 0 ? <LeftOutList upload={upload} /> : null}
       {upload.failures.length > 0 ? (
         <ul className="upload-failures" aria-label="Failures">
           {upload.failures.map((failure) => (

@@ -1,4 +1,4 @@
-import type { UploadFileState, UploadState } from '../../../src-shared/domain/assets'
+import type { LeftOutReason, UploadFileState, UploadState } from '../../../src-shared/domain/assets'
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
 
@@ -48,6 +48,17 @@ export const FILE_STATE_WORDS: Record<UploadFileState, string> = {
   failed: 'Failed',
 }
 
+/** Why a file was left out of an upload, as the panel lists it. */
+export const LEFT_OUT_WORDS: Record<LeftOutReason, string> = {
+  system: 'System file',
+  hidden: 'Hidden',
+  symlink: 'A link, not followed',
+  specialFile: 'Not a regular file',
+  excluded: 'Excluded',
+  notIncluded: 'Not included',
+  notMedia: 'Not an image or video',
+}
+
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 
 export function dateWords(iso: string): string {
@@ -62,6 +73,4 @@ export function durationWords(ms: number): string {
     : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`
 }
 
-export function plural(count: number, one: string, many: string): string {
-  return `${count.toLocaleString()} ${count === 1 ? one : many}`
-}
+export { plural } from '../../../src-shared/domain/plural'

@@ -28,6 +28,12 @@ import { edgesOf, judgeConnection, type CanvasEdge, type CanvasNode, type Size }
 import { paletteKey, PALETTE_MIME } from './paletteDrag'
 import { typeFamily } from './words'
 
+/**
+ * Fitting the view: not so far out that only labels are left (a wide flow is then seen in part,
+ * centred, and scrolled to), not so close in that two nodes blow up past the canvas.
+ */
+const FIT_VIEW = { padding: 0.12, minZoom: 0.6, maxZoom: 1.25 }
+
 const NODE_TYPES: NodeTypes = { flowNode: CanvasNodeView, groupFrame: GroupFrame }
 const EDGE_TYPES: EdgeTypes = { retry: RetryEdge }
 
@@ -214,12 +220,13 @@ export function Canvas() {
           edgesReconnectable={false}
           colorMode={theme}
           fitView={fitOnOpen}
+          fitViewOptions={FIT_VIEW}
           minZoom={0.1}
         >
           <Background gap={20} />
           <MovingEdges edges={movingEdges} live={live} />
           <Minimap />
-          <Controls showInteractive={false} fitViewOptions={{ padding: 0.2 }} />
+          <Controls showInteractive={false} fitViewOptions={FIT_VIEW} />
         </ReactFlow>
       </FarViewContext>
     </div>

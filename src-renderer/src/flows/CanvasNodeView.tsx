@@ -2,6 +2,7 @@ import { Handle, Position, type HandleType, type NodeProps } from '@xyflow/react
 import { memo, useContext, useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
+import { isOutOfDate } from '../store/editorRuns'
 import type { FlowProblem } from '../../../src-shared/domain/flow'
 import {
   firstImage,
@@ -13,7 +14,15 @@ import {
   type FileNodeInput,
 } from './document'
 import { FarViewContext } from './farView'
-import { creditsWords, elapsedWords, NODE_STATE_WORDS, subFlowWords, typeFamily } from './words'
+import {
+  creditsWords,
+  elapsedWords,
+  NODE_STATE_WORDS,
+  STALE_TITLE,
+  STALE_WORDS,
+  subFlowWords,
+  typeFamily,
+} from './words'
 import { MediaImage } from '../components/MediaImage'
 
 /** Longer labels are set smaller when the canvas is zoomed out (flows.css, `.far`). */
@@ -159,9 +168,10 @@ export const CanvasNodeView = memo(function CanvasNodeView({
 }: NodeProps<CanvasNode>) {
   const { record } = data
   // One subscription per node, not one per port: every store change runs every subscriber.
-  const { run, problems, byInput, estimate } = useAppStore(
+  const { run, stale, problems, byInput, estimate } = useAppStore(
     useShallow((s) => ({
       run: s.nodeRuns[id],
+      stale: isOutOfDate(s, id),
       problems: s.problems.byNode.get(id),
       byInput: s.problems.byInput,
       estimate: s.check?.estimate?.byNode[id],
@@ -178,6 +188,7 @@ export const CanvasNodeView = memo(function CanvasNodeView({
       className={[
         'flow-node',
         state ? `state-${state}` : '',
+        stale ? 'stale' : '',
         problems ? 'has-problem' : '',
         selected ? 'selected' : '',
       ]
@@ -192,8 +203,14 @@ export const CanvasNodeView = memo(function CanvasNodeView({
           {record.label || 'Untitled node'}
         </span>
         {state ? (
-          <span className={`state-badge ${state}`} data-testid="node-state" data-state={state}>
-            {NODE_STATE_WORDS[state]}
+          <span
+            className={stale ? 'state-badge stale' : `state-badge ${state}`}
+            data-testid="node-state"
+            data-state={state}
+            data-stale={stale ? 'true' : undefined}
+            title={stale ? STALE_TITLE : undefined}
+          >
+            {stale ? STALE_WORDS : NODE_STATE_WORDS[state]}
           </span>
         ) : null}
       </header>

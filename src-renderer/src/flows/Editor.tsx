@@ -3,10 +3,12 @@ import { useEffect, useState } from 'react'
 import { useStore } from 'zustand'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
+import { canResume } from '../store/editorRuns'
 import { Canvas } from './Canvas'
 import { autoLayout } from './document/layout'
 import { Inspector } from './inspector'
 import { Palette } from './Palette'
+import { QueuedRun, QueueOfflineRun } from './QueuedRun'
 import { RunForm, type RunRequest } from './RunForm'
 import { Versions } from './Versions'
 import { shortcutHint, shortcutOf, typingInField, type ShortcutId } from '../shell/shortcuts'
@@ -140,6 +142,8 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
       saveStatus: s.saveStatus,
       saveProblem: s.saveProblem,
       check: s.check,
+      // The sidebar's balance: one number in the store, read again after each charge.
+      balanceMicro: s.account?.balanceMicro ?? null,
       checking: s.checking,
       checkProblem: s.checkProblem,
       runPhase: s.runPhase,
@@ -150,6 +154,8 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
       layoutNodes: s.layoutNodes,
       flushSave: s.flushSave,
       cancelRun: s.cancelRun,
+      resumeRun: s.resumeRun,
+      resumable: canResume(s),
     })),
   )
   const canUndo = useStore(useAppStore.temporal, (s) => s.pastStates.length > 0)
@@ -159,9 +165,7 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
   const readOnly = editor.readOnly
   const estimate = check?.estimate?.totalMicro
   const short =
-    estimate !== undefined && check?.balanceMicro !== null && check?.balanceMicro !== undefined
-      ? estimate > check.balanceMicro
-      : false
+    estimate !== undefined && state.balanceMicro !== null ? estimate > state.balanceMicro : false
   const problemCount = check?.problems.length ?? 0
   return (
     <div className="flow-toolbar" role="toolbar" aria-label="Flow editor">
@@ -247,9 +251,7 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
       </span>
       <span className={short ? 'estimate short' : 'estimate'} data-testid="estimate">
         {estimate === undefined ? 'Estimate unknown' : `Estimate ${creditsWords(estimate)}`}
-        {check?.balanceMicro !== null && check?.balanceMicro !== undefined
-          ? ` · balance ${creditsWords(check.balanceMicro)}`
-          : ''}
+        {state.balanceMicro !== null ? ` · balance ${creditsWords(state.balanceMicro)}` : ''}
       </span>
       {runPhase === 'running' || runPhase === 'canceling' ? (
         <button
@@ -286,6 +288,20 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
           {run.totals ? ` · ${creditsWords(run.totals.costMicro)}` : ''}
         </span>
       ) : null}
+      {state.resumable ? (
+        <button
+          type="button"
+          className="small-button"
+          data-testid="resume-button"
+          title="Continues where the run stopped; nothing is charged twice."
+          onClick={() => {
+            void state.resumeRun()
+          }}
+        >
+          Resume
+        </button>
+      ) : null}
+      <QueuedRun />
     </div>
   )
 }
@@ -363,6 +379,7 @@ function Banners() {
       {state.runProblem ? (
         <div className="banner error run-problem" role="alert" data-testid="run-problem">
           <span>{state.runProblem}</span>
+          <QueueOfflineRun />
           {state.runIssues.length > 0 ? (
             <ul className="run-issues">
               {state.runIssues.map((issue, index) => (
@@ -417,20 +434,21 @@ export function Editor() {
     <div className="flow-editor">
       <Toolbar onRun={ask} />
       <Banners />
-      <div className="flow-editor-body">
-        <Palette />
-        <ReactFlowProvider>
+      {/* Around the palette too: a node added by a click goes where the canvas is looking. */}
+      <ReactFlowProvider>
+        <div className="flow-editor-body">
+          <Palette />
           <Canvas />
-        </ReactFlowProvider>
-        <Inspector
-          onRunTo={(nodeId) => {
-            ask({ title: 'Run to here', only: [nodeId] })
-          }}
-          onForce={(nodeId) => {
-            ask({ title: 'Force re-run', force: [nodeId] })
-          }}
-        />
-      </div>
+          <Inspector
+            onRunTo={(nodeId) => {
+              ask({ title: 'Run to here', only: [nodeId] })
+            }}
+            onForce={(nodeId) => {
+              ask({ title: 'Force re-run', force: [nodeId] })
+            }}
+          />
+        </div>
+      </ReactFlowProvider>
       {request ? (
         <RunForm
           request={request}

@@ -155,6 +155,9 @@ export function Minimap() {
     })
   }
 
+  // Nothing to show: an empty frame would read as a blank white box over the canvas.
+  if (!drawn) return null
+
   return (
     <Panel position="bottom-right" className="react-flow__minimap flow-minimap">
       <svg

@@ -4,6 +4,7 @@ import { useShallow } from 'zustand/react/shallow'
 import type { PaletteItem } from '../../../src-shared/domain/flow-editor'
 import { useAppStore } from '../store'
 import { paletteKey, PALETTE_MIME } from './paletteDrag'
+import { usePlaceInView } from './placeInView'
 import { creditsWords } from './words'
 
 /** The palette: searchable, grouped by category, each entry with its price per run. */
@@ -19,6 +20,7 @@ export function Palette() {
         addPaletteNode: s.addPaletteNode,
       })),
     )
+  const placeInView = usePlaceInView()
   const groups = useMemo(() => {
     const byCategory = new Map<string, PaletteItem[]>()
     for (const item of palette ?? []) {
@@ -69,7 +71,7 @@ export function Palette() {
                     event.dataTransfer.effectAllowed = 'copy'
                   }}
                   onSelect={() => {
-                    addPaletteNode(item)
+                    addPaletteNode(item, placeInView())
                   }}
                 >
                   <span className="palette-name">{item.name}</span>

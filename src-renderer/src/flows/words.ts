@@ -27,6 +27,11 @@ export const NODE_STATE_WORDS: Record<NodeRunState, string> = {
   canceled: 'Canceled',
 }
 
+/** The badge of a node whose result was made with other settings than the flow's now. */
+export const STALE_WORDS = 'Out of date'
+export const STALE_TITLE =
+  'Made with earlier settings: run the flow again to bring this result up to date.'
+
 /**
  * The colour family of a variable type, as a CSS class suffix: types that connect share a colour
  * (the families of `typeConnection`), and a list has its element's colour.

@@ -50,19 +50,26 @@ export function SandboxCard() {
           <dd data-testid="sandbox-state">
             {status.running
               ? `Running${status.inUse ? ', in use' : ''} at ${status.url ?? ''}`
-              : 'Stopped'}
+              : status.inUse
+                ? 'Stopped, so Atelier is offline'
+                : 'Stopped'}
           </dd>
           <dt>Its data</dt>
           <dd>{bytesWords(status.dataBytes)}</dd>
         </dl>
+      ) : null}
+      {status?.inUse && status.running ? (
+        <p className="settings-hint">
+          Stopping it takes Atelier offline on purpose: what is on this computer stays browsable,
+          and runs can start again once you start it.
+        </p>
       ) : null}
       <div className="settings-actions">
         {status?.running ? (
           <button
             type="button"
             className="small-button"
-            disabled={status.inUse || busy !== null}
-            title={status.inUse ? 'In use: switch to a profile first.' : undefined}
+            disabled={busy !== null}
             onClick={() => void act('stop')}
           >
             {busy === 'stop' ? 'Stopping…' : 'Stop'}

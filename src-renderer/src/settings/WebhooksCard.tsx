@@ -17,7 +17,7 @@ import { SecretOnce } from './SecretOnce'
 const EVENT_WORDS: Record<WebhookEvent, string> = {
   'run.completed': 'Run completed',
   'run.failed': 'Run failed',
-  'run.cancelled': 'Run cancelled',
+  'run.cancelled': 'Run canceled',
   'run.partial_succeeded': 'Run partly succeeded',
   'batch.succeeded': 'Batch succeeded',
 }

@@ -42,20 +42,68 @@ const KIND_HEADINGS: { kind: SearchResultItem['kind']; heading: string }[] = [
   { kind: 'asset', heading: 'Assets' },
 ]
 
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+
+/**
+ * How well an entry answers what was typed; 0 when it does not. What the person reads comes
+ * first: a name that starts with the words, then a name with a word starting with each of them,
+ * then a name the fuzzy match finds; an entry found only through its keywords (a template's
+ * description) ranks below all of them, however well it scores.
+ */
+export function paletteScore(entry: Pick<PaletteEntry, 'label' | 'keywords'>, search: string) {
+  const typed = search.trim().toLowerCase()
+  if (typed === '') return 0
+  const fuzzy = defaultFilter(entry.label, typed, entry.keywords)
+  if (fuzzy <= 0) return 0
+  const label = entry.label.toLowerCase()
+  const labelWords = wordsOf(label)
+  const nameFuzzy = defaultFilter(entry.label, typed)
+  // Within a tier the fuzzy score orders, never enough to reach the tier above.
+  if (label.startsWith(typed)) return 3 + fuzzy / 2
+  if (wordsOf(typed).every((word) => labelWords.some((w) => w.startsWith(word)))) {
+    return 2 + fuzzy / 2
+  }
+  if (nameFuzzy > 0) return 1 + nameFuzzy / 2
+  return fuzzy / 2
+}
+
 /** The entries that match the words, best first; all of them, in order, without words. */
 export function rank(entries: PaletteEntry[], search: string, limit = Infinity): PaletteEntry[] {
-  const words = search.trim()
-  if (words === '') return entries.slice(0, limit)
+  return scored(entries, search, limit).map(({ entry }) => entry)
+}
+
+function scored(entries: PaletteEntry[], search: string, limit = Infinity) {
+  if (search.trim() === '') return entries.slice(0, limit).map((entry) => ({ entry, score: 0 }))
   return entries
-    .map((entry, index) => ({
-      entry,
-      index,
-      score: defaultFilter(entry.label, words, entry.keywords),
-    }))
+    .map((entry, index) => ({ entry, index, score: paletteScore(entry, search) }))
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, limit)
-    .map(({ entry }) => entry)
+}
+
+/**
+ * The groups for typed words, each ranked, the group with the best match first (ties keep the
+ * given order): "theme" lists the theme action before a template that mentions a theme.
+ */
+export function rankGroups(
+  groups: { heading: string; entries: PaletteEntry[]; limit?: number }[],
+  search: string,
+): PaletteGroup[] {
+  return groups
+    .map((group, index) => {
+      const found = scored(group.entries, search, group.limit)
+      return {
+        index,
+        best: found[0]?.score ?? 0,
+        group: { heading: group.heading, entries: found.map(({ entry }) => entry) },
+      }
+    })
+    .sort((a, b) => b.best - a.best || a.index - b.index)
+    .map(({ group }) => group)
 }
 
 /** A free name for a new flow: "Untitled flow", then "Untitled flow 2"… */
@@ -196,11 +244,14 @@ function usePaletteGroups(search: string, found: Found, close: () => void): Pale
 
   const searching = search.trim() !== ''
   const groups: PaletteGroup[] = searching
-    ? [
-        { heading: 'Flows', entries: rank(flows, search, MATCHING_FLOWS) },
-        { heading: 'Go to', entries: rank(sections, search) },
-        { heading: 'Actions', entries: rank(actions, search) },
-      ]
+    ? rankGroups(
+        [
+          { heading: 'Flows', entries: flows, limit: MATCHING_FLOWS },
+          { heading: 'Go to', entries: sections },
+          { heading: 'Actions', entries: actions },
+        ],
+        search,
+      )
     : [
         { heading: 'Actions', entries: actions },
         { heading: 'Go to', entries: sections },

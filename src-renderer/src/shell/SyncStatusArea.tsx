@@ -93,6 +93,13 @@ export function SyncStatusArea() {
       goTo: s.goTo,
     })),
   )
+  const sandbox = useAppStore(
+    useShallow((s) => ({
+      inUse: s.account?.backendKind === 'sandbox',
+      switching: s.sandboxSwitching,
+      switchSandbox: s.switchSandbox,
+    })),
+  )
   const now = Math.max(useNow(15_000), syncAt)
 
   useEffect(() => connectSync(), [connectSync])
@@ -144,6 +151,9 @@ export function SyncStatusArea() {
             Check the key in Settings
           </button>
         ) : null}
+        {sandbox.inUse && sync !== null ? (
+          <SandboxSwitch offline={sync.state === 'offline'} {...sandbox} />
+        ) : null}
         {sync?.state === 'offline' || sync?.state === 'error' ? (
           <button
             type="button"
@@ -170,5 +180,45 @@ export function SyncStatusArea() {
         ) : null}
       </div>
     </section>
+  )
+}
+
+/**
+ * Working with the local sandbox, the app goes offline on purpose by stopping it, and comes
+ * back by starting it: the same as Settings' card, where the sync status is.
+ */
+function SandboxSwitch({
+  offline,
+  switching,
+  switchSandbox,
+}: {
+  offline: boolean
+  switching: 'stop' | 'start' | null
+  switchSandbox: (to: 'stop' | 'start') => Promise<void>
+}) {
+  const to = offline ? 'start' : 'stop'
+  return (
+    <button
+      type="button"
+      className="small-button"
+      data-testid="sandbox-switch"
+      title={
+        offline
+          ? 'Start the local sandbox again: Atelier is back online at once.'
+          : 'Stop the local sandbox to work offline: what was synced stays browsable.'
+      }
+      disabled={switching !== null}
+      onClick={() => {
+        void switchSandbox(to)
+      }}
+    >
+      {switching === 'stop'
+        ? 'Stopping…'
+        : switching === 'start'
+          ? 'Starting…'
+          : offline
+            ? 'Start the sandbox'
+            : 'Work offline'}
+    </button>
   )
 }

@@ -17,6 +17,9 @@ export const SECTION_SCREENS: Record<Section, LazyScreen> = {
   evaluations: lazyScreen(() =>
     import('../evaluations/EvaluationsSection').then((module) => module.EvaluationsSection),
   ),
+  batches: lazyScreen(() =>
+    import('../batches/BatchesSection').then((module) => module.BatchesSection),
+  ),
   settings: lazyScreen(() => import('./SettingsPage').then((module) => module.SettingsPage)),
 }
 

@@ -33,6 +33,12 @@ export const SECTION_COPY: Record<Section, SectionCopy> = {
     emptyTitle: 'No evaluations yet',
     emptyHint: 'Submit an image for evaluation, or sync the ones made on the service.',
   },
+  batches: {
+    title: 'Batches',
+    summary: 'One model run on many inputs at once: how each batch went, item by item.',
+    emptyTitle: 'No batches yet',
+    emptyHint: 'Batches made on the service are kept here once synced, even offline.',
+  },
   settings: {
     title: 'Settings',
     summary: 'Profiles, appearance and where Atelier keeps its data.',

@@ -248,8 +248,14 @@ export const createEditorDocumentSlice: StateCreator<AppState, [], [], EditorDoc
     },
 
     layoutNodes: (layout) => {
-      const measured = get().measured
-      get().editDoc((doc) => moveNodes(doc, layout(doc.nodes, measured)))
+      const { measured, nodeRuns } = get()
+      // Nodes that show a result already are measured with it; the others get room for theirs.
+      const showing = new Set(
+        Object.entries(nodeRuns)
+          .filter(([, run]) => run.outputs !== null && Object.keys(run.outputs).length > 0)
+          .map(([id]) => id),
+      )
+      get().editDoc((doc) => moveNodes(doc, layout(doc.nodes, measured, showing)))
     },
 
     undo: () => {

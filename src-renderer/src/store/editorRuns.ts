@@ -3,7 +3,9 @@ import {
   applyNodeEvent,
   applyRunEvent,
   docToFlowFile,
+  nodeFingerprints,
   placeRefusal,
+  type EditorDoc,
   type NodeRunView,
   type RefusalIssue,
   type RunView,
@@ -34,14 +36,43 @@ export interface EditorRunSlice {
   runIssues: RefusalIssue[]
   /** Each node's live state in the run, by node id. */
   nodeRuns: Record<string, NodeRunView>
+  /**
+   * What each node's result was made from (`nodeFingerprints` of the document the run started
+   * with), by node id: a node whose fingerprint differs now shows its result as out of date.
+   */
+  runFingerprints: ReadonlyMap<string, string> | null
   startRun: (options?: RunOptions) => Promise<boolean>
   cancelRun: () => Promise<void>
+  /**
+   * Runs the interrupted run again under its id (`canResume`): what succeeded is kept, and what
+   * was being sent is looked up first, so nothing is paid twice.
+   */
+  resumeRun: () => Promise<boolean>
+  /** What the last run refused as offline asked for: it can be queued until the service is back. */
+  offlineRefusal: RunOptions | null
+  /** The one run waiting for the service to be back (`QueuedRun` starts it); null when none. */
+  queuedRun: RunOptions | null
+  /** Queues the run refused as offline. */
+  queueRun: () => void
+  cancelQueuedRun: () => void
   /** Forgets the run's states (the run itself goes on in the main process). */
   clearRun: () => void
 }
 
 /** Events of runs not yet known (they may overtake `flowRuns.start`'s answer), at most this many. */
 const EARLY_EVENTS_LIMIT = 2000
+
+/** The editor's run states before any run, and after `clearRun`. */
+const NO_RUN = {
+  runPhase: 'idle',
+  run: null,
+  runProblem: null,
+  runIssues: [],
+  nodeRuns: {},
+  runFingerprints: null,
+  offlineRefusal: null,
+  queuedRun: null,
+} satisfies Partial<EditorRunSlice>
 
 export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (set, get) => {
   /** The transport listened to, and how to stop: a new transport (a test's) is heard too. */
@@ -80,11 +111,7 @@ export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (
   }
 
   return {
-    runPhase: 'idle',
-    run: null,
-    runProblem: null,
-    runIssues: [],
-    nodeRuns: {},
+    ...NO_RUN,
 
     startRun: async (options = {}) => {
       const api = atelier()
@@ -100,7 +127,15 @@ export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (
       currentRunId = null
       early.clear()
       earlyCount = 0
-      set({ runPhase: 'starting', run: null, nodeRuns: {}, runProblem: null, runIssues: [] })
+      set({
+        runPhase: 'starting',
+        offlineRefusal: null,
+        run: null,
+        nodeRuns: {},
+        runFingerprints: nodeFingerprints(doc),
+        runProblem: null,
+        runIssues: [],
+      })
       const result = await api.flowRuns.start({
         flow: docToFlowFile(doc),
         inputs: options.inputs ?? {},
@@ -110,6 +145,7 @@ export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (
       if (!result.ok) {
         set({
           runPhase: 'idle',
+          offlineRefusal: result.error.code === 'OFFLINE' ? options : null,
           runProblem: errorText(result.error),
           runIssues: placeRefusal(
             result.error.issues ?? [],
@@ -154,11 +190,81 @@ export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (
       }
     },
 
+    queueRun: () => {
+      const options = get().offlineRefusal
+      if (options === null) return
+      set({ queuedRun: options, offlineRefusal: null, runProblem: null, runIssues: [] })
+    },
+
+    cancelQueuedRun: () => {
+      set({ queuedRun: null })
+    },
+
+    resumeRun: async () => {
+      const api = atelier()
+      const { doc, run, runPhase } = get()
+      if (!api || !doc || !run || runPhase !== 'ended' || !canResume(get())) return false
+      listen()
+      const flowRunId = run.flowRunId
+      // Its events come under the same id: heard from the first one on.
+      currentRunId = flowRunId
+      early.clear()
+      earlyCount = 0
+      set({
+        runPhase: 'starting',
+        run: { flowRunId, state: 'running', estimateMicro: null, totals: null, outputs: null },
+        nodeRuns: {},
+        runFingerprints: nodeFingerprints(doc),
+        runProblem: null,
+        runIssues: [],
+      })
+      const result = await api.flowRuns.resume({ flow: docToFlowFile(doc), flowRunId })
+      if (!result.ok) {
+        currentRunId = null
+        set({ runPhase: 'idle', run: null, runProblem: errorText(result.error) })
+        return false
+      }
+      if (get().runPhase === 'starting') set({ runPhase: 'running' })
+      return true
+    },
+
     clearRun: () => {
       currentRunId = null
       early.clear()
       earlyCount = 0
-      set({ runPhase: 'idle', run: null, runProblem: null, runIssues: [], nodeRuns: {} })
+      set(NO_RUN)
     },
   }
+}
+
+/**
+ * Whether the node's result was made from other settings than the document's now (an input
+ * edited, a node upstream changed, an undo or redo past the run's settings): its result is
+ * shown dimmed as out of date, and never as "Done" or "Cached". Only a result counts: a node
+ * that failed or was skipped made none.
+ */
+export function isOutOfDate(
+  state: Pick<EditorRunSlice, 'nodeRuns' | 'runFingerprints'> & { doc: EditorDoc | null },
+  nodeId: string,
+): boolean {
+  const view = state.nodeRuns[nodeId]
+  const made = state.runFingerprints?.get(nodeId)
+  if (!view || made === undefined || !state.doc) return false
+  if (view.state !== 'succeeded' && view.state !== 'cached') return false
+  return nodeFingerprints(state.doc).get(nodeId) !== made
+}
+
+/** Node failures that mean the service could not be reached, not that the work failed. */
+const INTERRUPTED_CODES: ReadonlySet<string> = new Set(['SERVICE_UNREACHABLE', 'OUTCOME_UNKNOWN'])
+
+/**
+ * Whether the run that ended was interrupted by a lost connection: one of its nodes failed only
+ * because the service could not be reached. Resume picks it up where it stopped.
+ */
+export function canResume(state: Pick<EditorRunSlice, 'run' | 'nodeRuns' | 'runPhase'>): boolean {
+  if (state.runPhase !== 'ended' || state.run?.state !== 'failed') return false
+  return Object.values(state.nodeRuns).some(
+    (view) =>
+      view.state === 'failed' && view.error !== null && INTERRUPTED_CODES.has(view.error.code),
+  )
 }

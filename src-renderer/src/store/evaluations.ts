@@ -8,6 +8,7 @@ import type {
   SubmittedEvaluation,
   Verdict,
 } from '../../../src-shared/domain/evaluations'
+import type { AtelierApi } from '../../../src-shared/ipc/api'
 import { explainError, type PlainError } from '../shell/errorWords'
 import type { SliceWithApi } from './api'
 
@@ -72,6 +73,21 @@ export const createEvaluationsSlice: SliceWithApi<EvaluationsSlice> = (atelier) 
   // Answers to an older question (filters changed, another evaluation opened) are dropped.
   let listAsked = 0
   let pageAsked = 0
+  /**
+   * The bridge whose `mirror.changed` is heard, from the first list on: an evaluation the app
+   * submitted shows in the list at once, wherever it was submitted from.
+   */
+  let heard: AtelierApi | null = null
+  const hear = (api: AtelierApi) => {
+    if (heard === api) return
+    heard = api
+    api.on('mirror.changed', ({ collections }) => {
+      if (!collections.includes('evaluations')) return
+      if (get().evaluationRows !== null) void get().loadEvaluations()
+      // A rating the outbox just sent: the open page drops its "pending" mark at once.
+      if (get().openEvaluationId !== null) void get().reloadEvaluation(false)
+    })
+  }
 
   const queryOf = (filters: EvaluationFilters, cursor: string | null) => ({
     text: filters.text.trim(),
@@ -97,6 +113,7 @@ export const createEvaluationsSlice: SliceWithApi<EvaluationsSlice> = (atelier) 
       set({ evaluationProblem: NOT_CONNECTED })
       return
     }
+    hear(api)
     const asked = ++pageAsked
     const result = fromService
       ? await api.evaluations.refresh({ id })
@@ -137,6 +154,7 @@ export const createEvaluationsSlice: SliceWithApi<EvaluationsSlice> = (atelier) 
         set({ evaluationsProblem: NOT_CONNECTED })
         return
       }
+      hear(api)
       const asked = ++listAsked
       set({ evaluationsLoading: 'first' })
       const result = await api.evaluations.list(queryOf(get().evaluationFilters, null))

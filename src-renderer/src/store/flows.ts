@@ -30,6 +30,12 @@ export interface FlowListSlice {
   /** The flow file to download, named as the main process suggests. */
   exportFlow: (id: string) => Promise<{ fileName: string; json: string } | null>
   dismissFlowsProblem: () => void
+  /**
+   * Another profile is in use: the list held is another world's, so it goes at once (never
+   * shown under the new profile) and is read again. Reading it now, while the new profile's
+   * service is likely reachable, also brings its templates onto this computer for offline use.
+   */
+  forgetFlows: () => Promise<void>
 }
 
 export const NOT_CONNECTED =
@@ -172,6 +178,11 @@ export const createFlowListSlice: SliceWithApi<FlowListSlice> = (atelier) => (se
     },
     dismissFlowsProblem: () => {
       set({ flowsProblem: null })
+    },
+    forgetFlows: async () => {
+      set({ flows: null, flowsProblem: null, deletedFlow: null })
+      if (get().editor) await get().closeFlow()
+      await get().loadFlows()
     },
   }
 }

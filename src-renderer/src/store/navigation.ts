@@ -1,7 +1,7 @@
 import type { StateCreator } from 'zustand'
 import type { AppState } from './index'
 
-export const SECTIONS = ['flows', 'assets', 'runs', 'evaluations', 'settings'] as const
+export const SECTIONS = ['flows', 'assets', 'runs', 'evaluations', 'batches', 'settings'] as const
 export type Section = (typeof SECTIONS)[number]
 
 export interface NavigationSlice {

@@ -29,7 +29,12 @@ export interface RunPageSlice {
   runPageMoreLogs: (runId: string) => Promise<void>
   /** Each answers null when it worked, else the error (also shown as a toast). */
   runPageCancel: (runId: string) => Promise<IpcError | null>
-  runPageRerun: (runId: string, idempotencyKey: string) => Promise<string | IpcError>
+  /** `seed`: keep the run's seed (the default: the same picture) or draw a new one. */
+  runPageRerun: (
+    runId: string,
+    idempotencyKey: string,
+    seed?: 'same' | 'new',
+  ) => Promise<string | IpcError>
   runPageRedeliver: (runId: string) => Promise<IpcError | null>
   runPageVerify: (args: IpcArgs<'deliveries.verify'>) => Promise<SignatureCheck | IpcError>
 }
@@ -146,9 +151,11 @@ export const createRunPageSlice: SliceWithApi<RunPageSlice> = (atelier) => (set,
       get().pushToast({ tone: 'success', title: 'Run canceled' })
       return null
     },
-    runPageRerun: async (runId, idempotencyKey) => {
+    runPageRerun: async (runId, idempotencyKey, seed = 'same') => {
       const api = atelier()
-      const result = await settle(api ? () => api.runs.rerun({ runId, idempotencyKey }) : null)
+      const result = await settle(
+        api ? () => api.runs.rerun({ runId, idempotencyKey, seed }) : null,
+      )
       if (!result.ok) {
         toast('The re-run did not start', result.error)
         return result.error

@@ -5,6 +5,7 @@ import type {
   RunListRow,
   RunListTotal,
 } from '../../../src-shared/domain/runs-list'
+import type { AtelierApi } from '../../../src-shared/ipc/api'
 import { explainError, type PlainError } from '../shell/errorWords'
 import type { SliceWithApi } from './api'
 
@@ -61,8 +62,9 @@ export interface RunsSlice {
   /** The next page, when there is one and none is on its way. */
   loadMoreRuns: () => Promise<void>
   /**
-   * After a sync: the newest page again, merged into what is loaded (new runs on top, changed
-   * ones updated in place), so the rows someone scrolled to stay where they are.
+   * After a sync or a change the app made itself (`mirror.changed`): the newest page again,
+   * merged into what is loaded (new runs on top, changed ones updated in place), so the rows
+   * someone scrolled to stay where they are. Refreshes asked for during one make one more.
    */
   refreshRuns: () => Promise<void>
   loadRunFilterOptions: () => Promise<void>
@@ -100,6 +102,57 @@ const notConnected: PlainError = {
 export const createRunsSlice: SliceWithApi<RunsSlice> = (atelier) => (set, get) => {
   // Each new list (filters changed) outdates the answers still on their way for the old one.
   let generation = 0
+  /** The refresh under way, and how many were asked for: one asked during it reads once more. */
+  let refreshing: Promise<void> | null = null
+  let refreshesAsked = 0
+  /**
+   * After runs were written: merged in, or, while the first page is on its way, that page asked
+   * again, as its answer may predate the write ("0 runs" beside a model filter already listing
+   * the models that ran, on a first visit during the first sync).
+   */
+  const reloadWritten = () => {
+    if (get().runsLoading === 'first') void get().loadRuns()
+    else void get().refreshRuns()
+    if (get().runFilterOptions !== null) void get().loadRunFilterOptions()
+  }
+
+  /**
+   * The bridge whose events are heard, from the first page on: a list once shown keeps itself
+   * current, whether its section is in view or not.
+   */
+  let heard: AtelierApi | null = null
+  const hear = (api: AtelierApi) => {
+    if (heard === api) return
+    heard = api
+    api.on('mirror.changed', ({ collections }) => {
+      if (collections.includes('runs')) reloadWritten()
+    })
+    // A sync's end merges what it brought (the section does that); only a first page asked
+    // while it wrote needs asking again, which the section cannot see.
+    let syncing = get().sync?.state === 'syncing'
+    api.on('sync.status', (status) => {
+      const ended = syncing && status.state !== 'syncing'
+      syncing = status.state === 'syncing'
+      if (ended && get().runsLoading === 'first') reloadWritten()
+    })
+  }
+
+  const refreshOnce = async (api: AtelierApi) => {
+    const mine = generation
+    const result = await api.runs.list({ ...queryOf(get().runFilters), limit: RUN_PAGE_SIZE })
+    if (mine !== generation || !result.ok) return
+    const rows = get().runRows ?? []
+    const fresh = new Map(result.value.items.map((row) => [row.id, row]))
+    const newest = rows[0]?.createdMs ?? Number.NEGATIVE_INFINITY
+    const held = new Set(rows.map((row) => row.id))
+    const added = result.value.items.filter((row) => !held.has(row.id) && row.createdMs >= newest)
+    set({
+      runRows: [...added, ...rows.map((row) => fresh.get(row.id) ?? row)],
+      runsTotal: result.value.total,
+      // A list that ended before the sync ends with its first page now, if that is all.
+      runsNext: rows.length === 0 ? result.value.next : get().runsNext,
+    })
+  }
 
   return {
     runFilters: NO_RUN_FILTERS,
@@ -129,6 +182,7 @@ export const createRunsSlice: SliceWithApi<RunsSlice> = (atelier) => (set, get) 
         set({ runsProblem: notConnected })
         return
       }
+      hear(api)
       const mine = ++generation
       set({ runsLoading: 'first' })
       const result = await api.runs.list({
@@ -176,22 +230,19 @@ export const createRunsSlice: SliceWithApi<RunsSlice> = (atelier) => (set, get) 
 
     refreshRuns: async () => {
       const api = atelier()
-      const loaded = get().runRows
-      if (!api || loaded === null || get().runsLoading === 'first') return
-      const mine = generation
-      const result = await api.runs.list({ ...queryOf(get().runFilters), limit: RUN_PAGE_SIZE })
-      if (mine !== generation || !result.ok) return
-      const rows = get().runRows ?? []
-      const fresh = new Map(result.value.items.map((row) => [row.id, row]))
-      const newest = rows[0]?.createdMs ?? Number.NEGATIVE_INFINITY
-      const held = new Set(rows.map((row) => row.id))
-      const added = result.value.items.filter((row) => !held.has(row.id) && row.createdMs >= newest)
-      set({
-        runRows: [...added, ...rows.map((row) => fresh.get(row.id) ?? row)],
-        runsTotal: result.value.total,
-        // A list that ended before the sync ends with its first page now, if that is all.
-        runsNext: rows.length === 0 ? result.value.next : get().runsNext,
+      if (!api || get().runRows === null || get().runsLoading === 'first') return
+      refreshesAsked++
+      if (refreshing) return refreshing
+      refreshing = (async () => {
+        for (;;) {
+          const asked = refreshesAsked
+          await refreshOnce(api)
+          if (refreshesAsked === asked) return
+        }
+      })().finally(() => {
+        refreshing = null
       })
+      return refreshing
     },
 
     loadRunFilterOptions: async () => {

@@ -9,6 +9,7 @@ import type {
 import type { IpcResult } from '../../../src-shared/ipc/result'
 import { errorText } from '../shell/errorWords'
 import type { SliceWithApi } from './api'
+import type { AppState } from './index'
 
 /** What a card shows: what main last said, or why it could not say it. */
 export interface Loaded<T> {
@@ -36,6 +37,42 @@ export interface SettingsSlice {
   setSandboxStatus: (status: SandboxStatus) => void
   setSettingsValues: (values: AppSettings) => void
   setMirrorRebuilding: (rebuilding: boolean) => void
+}
+
+/**
+ * Profiles are separate worlds: after a switch, nothing the window holds of the profile before
+ * may show under the new one. Every list goes at once and the ones the window had read are read
+ * again from the profile now in use; what was open (a flow, a run, an evaluation) closes.
+ */
+function forgetProfile(get: () => AppState, set: (partial: Partial<AppState>) => void): void {
+  const state = get()
+  const hadRuns = state.runRows !== null
+  const hadEvaluations = state.evaluationRows !== null
+  const hadAssets = state.assetItems.length > 0 || state.assetTree !== null
+  state.closeRun()
+  state.closeEvaluation()
+  set({
+    runRows: null,
+    runsTotal: null,
+    runsProblem: null,
+    runFilterOptions: null,
+    checkedRunIds: [],
+    compareRunIds: null,
+    evaluationRows: null,
+    evaluationsProblem: null,
+    assetItems: [],
+    assetSelection: [],
+    assetDetail: null,
+    assetTree: null,
+    account: null,
+  })
+  void state.forgetFlows()
+  if (hadRuns) void state.loadRuns()
+  if (hadEvaluations) void state.loadEvaluations()
+  if (hadAssets) {
+    void state.loadAssets()
+    void state.loadAssetFolders()
+  }
 }
 
 function loaded<T>(result: IpcResult<T>): Loaded<T> {
@@ -80,7 +117,9 @@ export const createSettingsSlice: SliceWithApi<SettingsSlice> = (api) => (set, g
     set({ settingsCallbackSecrets: loaded(await atelier.callbackSecrets.list()) })
   },
   settingsChanged: (profiles) => {
+    const before = get().settingsProfiles.value
     set({ settingsProfiles: { value: profiles, problem: null } })
+    if (before !== null && before.inUse !== profiles.inUse) forgetProfile(get, set)
     // The sidebar's badge, the account and every card follow the service now in use.
     void get().loadAppInfo()
     void get().loadAccount()

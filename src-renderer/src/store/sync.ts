@@ -18,6 +18,13 @@ export interface SyncSlice {
   connectSync: () => () => void
   /** Starts a sync, or joins the running one. The events tell how it goes. */
   requestSync: () => Promise<void>
+  /** The local sandbox being stopped or started from the sidebar; null when neither. */
+  sandboxSwitching: 'stop' | 'start' | null
+  /**
+   * Stops the local sandbox Atelier works with (offline on purpose), or starts it again. The
+   * sync's events tell the new state; Settings' card hears the sandbox's.
+   */
+  switchSandbox: (to: 'stop' | 'start') => Promise<void>
   dismissNotice: (index: number) => void
 }
 
@@ -54,6 +61,18 @@ export const createSyncSlice: SliceWithApi<SyncSlice> = (atelier) => (set, get) 
     const result = await api.sync.start()
     if (!result.ok) set({ syncProblem: errorText(result.error) })
     else if (get().sync === null) set({ sync: result.value, syncAt: Date.now() })
+  },
+  sandboxSwitching: null,
+  switchSandbox: async (to) => {
+    const api = atelier()
+    if (!api || get().sandboxSwitching !== null) return
+    set({ sandboxSwitching: to })
+    const result = to === 'stop' ? await api.sandbox.stop() : await api.sandbox.start()
+    set({ sandboxSwitching: null })
+    if (result.ok) get().setSandboxStatus(result.value)
+    else {
+      get().pushToast({ tone: 'error', title: 'The sandbox', message: errorText(result.error) })
+    }
   },
   dismissNotice: (index) => {
     set({ notices: get().notices.filter((_, i) => i !== index) })

@@ -23,10 +23,13 @@ export interface UploadsSlice {
   setFolderPickerOpen: (open: boolean) => void
   /** Opens the system dialog in the desktop app, the browsing dialog in the browser. */
   chooseUploadFolder: () => Promise<void>
-  /** Uploads a folder, or with `files` only those files of it (names inside it). */
+  /**
+   * Uploads a folder, or with `files` only those files of it (names inside it), into `into` (an
+   * asset folder id; null: the top level), the folder selected in the tree when left out.
+   */
   startUpload: (
     path: string,
-    options?: { watch?: boolean; folder?: string | null; files?: string[] },
+    options?: { watch?: boolean; folder?: string | null; files?: string[]; into?: string | null },
   ) => Promise<boolean>
   /** Uploads what was dropped from the desktop: each folder, and the files by their folder. */
   uploadDropped: (dropped: {
@@ -39,6 +42,17 @@ export interface UploadsSlice {
   unwatchFolder: (id: string) => Promise<void>
   /** Listens to the uploads' progress, reads the first list; returns the unsubscribe. */
   connectUploads: () => () => void
+}
+
+/**
+ * The asset folder selected in the tree, where an upload goes: null when the tree shows every
+ * asset or the top level.
+ */
+export function selectedAssetFolder(state: {
+  assetFilters: { folder: string | null }
+}): string | null {
+  const folder = state.assetFilters.folder
+  return folder === null || folder === 'root' ? null : folder
 }
 
 export const createUploadsSlice: SliceWithApi<UploadsSlice> = (api) => (set, get) => {
@@ -100,12 +114,19 @@ export const createUploadsSlice: SliceWithApi<UploadsSlice> = (api) => (set, get
     startUpload: async (path, options = {}) => {
       const calls = api()
       if (!calls) return false
+      // A watch does not remember a place: its folder stays at the top level.
+      const into = options.watch
+        ? null
+        : options.into === undefined
+          ? selectedAssetFolder(get())
+          : options.into
       const started = await attempt(
         calls.uploads.start({
           path,
           ...(options.files === undefined ? {} : { files: options.files }),
           watch: options.watch ?? false,
           ...(options.folder === undefined ? {} : { folder: options.folder }),
+          ...(into === null ? {} : { into }),
         }),
       )
       if (!started) return false

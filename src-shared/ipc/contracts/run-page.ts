@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import {
   runPageSchemas as s,
   type RerunStarted,
@@ -22,8 +23,13 @@ export const runPageContract = {
   'runs.logs': channel<RunLogPage>()(s.logs),
   /** Cancels a queued or running run; CONFLICT once it has finished. */
   'runs.cancel': channel<RunDetail>()(s.run),
-  /** A new run with the same target and input: it runs, and is charged, again. */
-  'runs.rerun': channel<RerunStarted>()(s.rerun),
+  /**
+   * A new run with the same target and input: it runs, and is charged, again. `seed`: `same`
+   * (the default) keeps the run's seed, so the same picture comes back; `new` draws another.
+   */
+  'runs.rerun': channel<RerunStarted>()(
+    s.rerun.extend({ seed: z.enum(['same', 'new']).optional() }),
+  ),
   /** Sends the run's callback again: a new delivery, whose attempts follow. */
   'deliveries.redeliver': channel<RunCallbackDelivery[]>()(s.redeliver),
   /** Checks a received signature against a delivery's bytes; the secret never comes back. */

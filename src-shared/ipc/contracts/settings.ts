@@ -41,7 +41,7 @@ export const settingsContract = {
   'sandbox.status': channel<SandboxStatus>()(noArgs),
   /** Starts the local sandbox beside a profile in use (it always runs when it is the backend). */
   'sandbox.start': channel<SandboxStatus>()(noArgs),
-  /** SANDBOX_IN_USE while Atelier works with it: switch to a profile first. */
+  /** Also while Atelier works with it: the app is then offline on purpose until `sandbox.start`. */
   'sandbox.stop': channel<SandboxStatus>()(noArgs),
   /** Wipes the sandbox's data and starts it again empty when it was running. */
   'sandbox.reset': channel<SandboxStatus>()(confirmedSchema),

@@ -2,6 +2,7 @@ import type { Migration } from '../../migrate'
 import { cacheTables } from './0001-cache-tables'
 import { searchIndex } from './0002-search-index'
 import { runDetailsFetched } from './0003-run-details-fetched'
+import { mirroredRecords } from './0004-mirrored-records'
 
 /**
  * The mirror's schema: a cache of the service that a full sync can always rebuild.
@@ -10,4 +11,9 @@ import { runDetailsFetched } from './0003-run-details-fetched'
  * (its hash is recorded in every database it reached, and an edited step is refused on open);
  * add a new file and append it here.
  */
-export const MIRROR_MIGRATIONS: readonly Migration[] = [cacheTables, searchIndex, runDetailsFetched]
+export const MIRROR_MIGRATIONS: readonly Migration[] = [
+  cacheTables,
+  searchIndex,
+  runDetailsFetched,
+  mirroredRecords,
+]

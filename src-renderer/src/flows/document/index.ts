@@ -76,7 +76,7 @@ export {
   type NodeGroup,
 } from './groups'
 export { copyNodes, PASTE_OFFSET, pasteNodes, type ClipboardNodes } from './clipboard'
-export { autoLayout, type Size } from './layout'
+export { autoLayout, grownHeight, spotInView, type Area, type Size } from './layout'
 export {
   EMPTY_PROBLEMS,
   indexProblems,
@@ -103,3 +103,4 @@ export {
   type TextOutput,
 } from './runs'
 export { rebaseFlowFile } from './rebase'
+export { nodeFingerprints, type NodeFingerprints } from './fingerprint'

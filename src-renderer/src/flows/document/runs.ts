@@ -76,6 +76,9 @@ function withLog(view: NodeRunView, line: NodeLogLine, repeatable = true): NodeR
   return { ...view, lastLog: line, logs }
 }
 
+/** The line a canceled node ends its log with, so its last line is not a status it left. */
+const CANCELED_LINE: NodeLogLine = { level: 'warning', message: 'Canceled before it finished.' }
+
 const ENDED: readonly NodeRunState[] = ['succeeded', 'cached', 'skipped', 'failed', 'canceled']
 
 export const isEnded = (state: NodeRunState) => ENDED.includes(state)
@@ -89,7 +92,19 @@ export function applyNodeEvent(
   event: FlowRunEvent,
   now: number,
 ): Record<string, NodeRunView> {
-  if (event.type === 'flow-started' || event.type === 'flow-finished') return { ...views }
+  if (event.type === 'flow-started') return { ...views }
+  if (event.type === 'flow-finished') {
+    if (event.state !== 'canceled') return { ...views }
+    // A canceled run leaves nothing waiting or running, even a node whose own word got lost.
+    return Object.fromEntries(
+      Object.entries(views).map(([id, view]) => [
+        id,
+        isEnded(view.state)
+          ? view
+          : withLog({ ...view, state: 'canceled', endedMs: now }, CANCELED_LINE),
+      ]),
+    )
+  }
   const current = views[event.nodeId]
   if (current && event.attempt < current.attempt) return { ...views }
   const base =
@@ -138,7 +153,8 @@ export function applyNodeEvent(
       })
       break
     case 'node-canceled':
-      next = end('canceled')
+      // Its last line was the service's live status ("running"): that is no longer true.
+      next = withLog(end('canceled'), CANCELED_LINE)
       break
   }
   return { ...views, [event.nodeId]: next }

@@ -1,5 +1,10 @@
 import { useShallow } from 'zustand/react/shallow'
-import { typeConnection, type FlowProblem } from '../../../../src-shared/domain/flow'
+import {
+  drawnSeedIn,
+  SEED_TYPE,
+  typeConnection,
+  type FlowProblem,
+} from '../../../../src-shared/domain/flow'
 import { useAppStore } from '../../store'
 import {
   disconnectInputs,
@@ -14,18 +19,29 @@ import {
 import { specOfNodeInput, ValueField } from '../inputs'
 import { typing } from './editing'
 import { ProblemList } from './ProblemList'
+import { changeSeed, SeedField } from './SeedField'
 import { TypeChip } from './TypeChip'
 
 const words = (problems: readonly FlowProblem[] | undefined) =>
   problems && problems.length > 0 ? problems.map((problem) => problem.message).join(' ') : null
 
+/** The seed the node's latest run drew for an input, from its log; null when none was drawn. */
+function lastDrawnSeed(logs: readonly { message: string }[] | undefined, name: string) {
+  for (const line of [...(logs ?? [])].reverse()) {
+    const seed = drawnSeedIn(line.message, name)
+    if (seed !== null) return seed
+  }
+  return null
+}
+
 export function InputEditor({ node, input }: { node: CanvasNode; input: FileNodeInput }) {
-  const { doc, readOnly, problems, editDoc } = useAppStore(
+  const { doc, readOnly, problems, editDoc, logs } = useAppStore(
     useShallow((s) => ({
       doc: s.doc,
       readOnly: s.editor?.readOnly ?? true,
       problems: s.problems.byInput.get(inputKey(node.id, input.name)),
       editDoc: s.editDoc,
+      logs: s.nodeRuns[node.id]?.logs,
     })),
   )
   if (!doc) return null
@@ -101,6 +117,17 @@ export function InputEditor({ node, input }: { node: CanvasNode; input: FileNode
           ) : null}
           {feed.kind === 'flowInput' ? (
             <ProblemList problems={problems} />
+          ) : input.variable_type_code === SEED_TYPE ? (
+            <SeedField
+              label={spec.label}
+              input={input}
+              lastDrawn={lastDrawnSeed(logs, input.name)}
+              disabled={readOnly}
+              problem={words(problems)}
+              onChange={(change) => {
+                editDoc((current) => changeSeed(current, node.id, input.id, change))
+              }}
+            />
           ) : (
             <ValueField
               spec={spec}

@@ -1,8 +1,9 @@
 import { useShallow } from 'zustand/react/shallow'
 import { MediaImage } from '../../components/MediaImage'
 import { useAppStore } from '../../store'
+import { isOutOfDate } from '../../store/editorRuns'
 import { firstImage, firstText, setNodeLabel, type CanvasNode } from '../document'
-import { creditsWords, NODE_STATE_WORDS } from '../words'
+import { creditsWords, NODE_STATE_WORDS, STALE_TITLE, STALE_WORDS } from '../words'
 import { typing } from './editing'
 import { GroupDeleteButtons } from './GroupDeleteButtons'
 import { InputEditor } from './InputEditor'
@@ -20,10 +21,11 @@ export function NodeInspector({
   onRunTo: (nodeId: string) => void
   onForce: (nodeId: string) => void
 }) {
-  const { readOnly, run, problems, estimate, running, editDoc } = useAppStore(
+  const { readOnly, run, stale, problems, estimate, running, editDoc } = useAppStore(
     useShallow((s) => ({
       readOnly: s.editor?.readOnly ?? true,
       run: s.nodeRuns[node.id],
+      stale: isOutOfDate(s, node.id),
       problems: s.problems.byNode.get(node.id),
       estimate: s.check?.estimate?.byNode[node.id],
       running: s.runPhase === 'starting' || s.runPhase === 'running' || s.runPhase === 'canceling',
@@ -86,8 +88,15 @@ export function NodeInspector({
         <GroupDeleteButtons groupTitle="Put it in a labelled frame" />
       </div>
       {run ? (
-        <div className="inspector-run">
-          <span className={`state-badge ${run.state}`}>{NODE_STATE_WORDS[run.state]}</span>
+        <div className={stale ? 'inspector-run stale' : 'inspector-run'}>
+          <span
+            className={stale ? 'state-badge stale' : `state-badge ${run.state}`}
+            data-testid="inspector-state"
+            data-stale={stale ? 'true' : undefined}
+          >
+            {stale ? STALE_WORDS : NODE_STATE_WORDS[run.state]}
+          </span>
+          {stale ? <p className="muted">{STALE_TITLE}</p> : null}
           {run.costMicro !== null ? <span>{creditsWords(run.costMicro)}</span> : null}
           {run.error ? <p className="field-problem">{run.error.message}</p> : null}
           {texts.map(({ name, text }) => (

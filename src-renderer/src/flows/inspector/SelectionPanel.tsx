@@ -1,3 +1,4 @@
+import { plural } from '../../../../src-shared/domain/plural'
 import { useAppStore } from '../../store'
 import { GroupDeleteButtons } from './GroupDeleteButtons'
 
@@ -6,7 +7,7 @@ export function SelectionPanel({ count }: { count: number }) {
   const copySelection = useAppStore((s) => s.copySelection)
   return (
     <section className="inspector" aria-label="Selected nodes">
-      <p>{count} nodes selected.</p>
+      <p>{plural(count, 'node')} selected.</p>
       <div className="inspector-actions">
         <button type="button" className="small-button" onClick={copySelection}>
           Copy

@@ -1,3 +1,4 @@
+import { plural } from '../../../../src-shared/domain/plural'
 import type { Run } from '../../../../src-shared/api'
 import { findMedia } from './media'
 import { MediaStrip } from './Outputs'
@@ -12,7 +13,7 @@ export function Inputs({ run }: { run: Run }) {
     <section className="card run-card" aria-labelledby="run-inputs-title">
       <div className="card-head">
         <h2 id="run-inputs-title">Inputs</h2>
-        <span className="muted">{entries.length} parameters</span>
+        <span className="muted">{plural(entries.length, 'parameter')}</span>
       </div>
       {media.length > 0 ? <MediaStrip media={media} label="Input media" size={128} /> : null}
       {entries.length === 0 ? (

@@ -1,5 +1,6 @@
 import { useCallback, useEffect } from 'react'
 import type { RunDetail } from '../../../../src-shared/domain/run-page'
+import { plural } from '../../../../src-shared/domain/plural'
 import { errorText } from '../../shell/errorWords'
 import { matches } from '../../shell/shortcuts'
 import { findMedia } from './media'
@@ -32,17 +33,20 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /** What sets two runs apart: the run's own facts, then every parameter either one had. */
 export function compareRows(a: RunDetail, b: RunDetail): { facts: Row[]; params: Row[] } {
-  const fact = (name: string, pick: (d: RunDetail) => string): Row => {
+  // When a run was made and how long it took differ between any two runs: shown, never marked.
+  const fact = (name: string, pick: (d: RunDetail) => string, compared = true): Row => {
     const left = pick(a)
     const right = pick(b)
-    return { name, left, right, changed: left !== right }
+    return { name, left, right, changed: compared && left !== right }
   }
   const facts = [
     fact('Target', (d) => targetWords(d.run, d.flow?.flowName)),
     fact('Status', (d) => statusWords(d.run.status_code)),
-    fact('Created', (d) => dateWords(d.run.created_at)),
-    fact('Duration', (d) =>
-      durationWords(d.run.duration_ms ?? spanMs(d.run.created_at, d.run.completed_at)),
+    fact('Created', (d) => dateWords(d.run.created_at), false),
+    fact(
+      'Duration',
+      (d) => durationWords(d.run.duration_ms ?? spanMs(d.run.created_at, d.run.completed_at)),
+      false,
     ),
     fact('Cost', (d) => costWords(d.run.cost ?? d.run.estimated_cost)),
   ]
@@ -144,7 +148,9 @@ function CompareBody({ a, b }: { a: RunDetail; b: RunDetail }) {
         <div className="card-head">
           <h2>Parameters</h2>
           <span className="muted">
-            {changed === 0 ? 'the same input' : `${changed} of ${params.length} differ`}
+            {changed === 0
+              ? 'the same input'
+              : `${changed} of ${plural(params.length, 'parameter')} ${changed === 1 ? 'differs' : 'differ'}`}
           </span>
         </div>
         <DiffTable rows={facts} caption="The runs" />

@@ -94,10 +94,18 @@ function RerunDialog({
   const rerun = useAppStore((s) => s.runPageRerun)
   // One key per confirmation: pressing twice, or a retry, starts (and charges) one run only.
   const [key] = useState(() => crypto.randomUUID())
-  const [busy, setBusy] = useState(false)
+  const [busy, setBusy] = useState<'same' | 'new' | null>(null)
   const { run } = detail
   // A failed or canceled run cost nothing (refunded): the estimate is what a new one holds.
   const price = run.cost !== null && Number(run.cost) > 0 ? run.cost : run.estimated_cost
+  const seed = typeof run.input.seed === 'number' ? run.input.seed : null
+  const start = (choice: 'same' | 'new') => {
+    setBusy(choice)
+    void rerun(run.id, key, choice).then((result) => {
+      setBusy(null)
+      if (typeof result === 'string') onStarted(result)
+    })
+  }
   return (
     <Modal label="Re-run" className="dialog run-dialog" onClose={onClose}>
       <h2>Re-run this run?</h2>
@@ -111,23 +119,44 @@ function RerunDialog({
         ) : null}
         .
       </p>
+      {seed !== null ? (
+        <p className="muted" data-testid="rerun-seed">
+          Re-run keeps the seed ({seed}), so the same picture comes back. New seed makes a different
+          one. To reuse a flow&apos;s result without paying, run the flow again in the editor: a
+          node whose inputs did not change comes from the cache.
+        </p>
+      ) : null}
       <div className="dialog-actions">
         <button type="button" className="small-button" onClick={onClose}>
           Cancel
         </button>
+        {seed !== null ? (
+          <button
+            type="button"
+            className="small-button"
+            disabled={busy !== null}
+            title="The same input with a newly drawn seed: a different picture, charged again."
+            onClick={() => {
+              start('new')
+            }}
+          >
+            {busy === 'new' ? 'Starting…' : 'New seed and pay again'}
+          </button>
+        ) : null}
         <button
           type="button"
           className="small-button primary"
-          disabled={busy}
+          disabled={busy !== null}
+          title={
+            seed !== null
+              ? `The same input and seed ${seed}: the same picture, charged again.`
+              : undefined
+          }
           onClick={() => {
-            setBusy(true)
-            void rerun(run.id, key).then((result) => {
-              setBusy(false)
-              if (typeof result === 'string') onStarted(result)
-            })
+            start('same')
           }}
         >
-          {busy ? 'Starting…' : 'Re-run and pay again'}
+          {busy === 'same' ? 'Starting…' : 'Re-run and pay again'}
         </button>
       </div>
     </Modal>
