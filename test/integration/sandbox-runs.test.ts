@@ -686,7 +686,12 @@ describe('presigned output URLs', () => {
       const fresh = images(await getRun(run.id))[0]
       expect(fresh?.url).not.toBe(file.url)
       expect((await download(fresh?.url ?? '')).status).toBe(200)
-      const tampered = (fresh?.url ?? '').replace(/signature=[0-9a-f]/, 'signature=0')
+      // The signature's first digit changed to another: '0' for '0' would leave it as it was
+      // (one URL in sixteen), and the test would pass a valid link off as tampered.
+      const tampered = (fresh?.url ?? '').replace(
+        /signature=([0-9a-f])/,
+        (_, digit: string) => `signature=${digit === '0' ? '1' : '0'}`,
+      )
       expect((await fetch(tampered)).status).toBe(403)
     } finally {
       clockOffset = 0

@@ -240,7 +240,8 @@ describe('a folder upload', () => {
     })
     const root = join(scratch, 'harbour')
     mkdirSync(join(root, 'boats'), { recursive: true })
-    const [quay, boat] = await Promise.all([png(401), png(402)])
+    // Pictures of their own: bytes another test uploads would be answered as that asset.
+    const [quay, boat] = await Promise.all([png(451), png(452)])
     writeFileSync(join(root, 'quay.png'), quay)
     writeFileSync(join(root, 'boats', 'skiff.png'), boat)
     const summary = await startFolderUpload(options(root, { into: coast.id })).done

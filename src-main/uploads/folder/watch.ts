@@ -90,9 +90,14 @@ export function watchFolder(options: FolderWatchOptions): FolderWatch {
     finish()
   }
 
-  pass().catch((error: unknown) => {
-    void stop().then(() => {
-      fail(error)
+  // The first pass waits for the watcher's own first look at the folder: a file that appeared
+  // before that look counts as already there (ignoreInitial), so a pass started earlier could
+  // miss it and no event would ever name it. On a busy machine that look takes seconds.
+  watcher.once('ready', () => {
+    pass().catch((error: unknown) => {
+      void stop().then(() => {
+        fail(error)
+      })
     })
   })
   return { stop, done }
