@@ -7,7 +7,7 @@ import type { IpcResult } from '../../src-shared/ipc/result'
 import type { FileFlow } from '../../src-renderer/src/flows/document'
 import { FlowsPage } from '../../src-renderer/src/flows'
 import { useAppStore } from '../../src-renderer/src/store'
-import { settled, ShellMain, storedFlow, u } from './shell-transport'
+import { idle, settled, ShellMain, storedFlow, u } from './shell-transport'
 import { installApi, removeApi } from './harness'
 
 /**
@@ -361,5 +361,25 @@ describe('the versions panel', () => {
       fireEvent.click(within(kept).getByRole('button', { name: 'Restore' }))
     })
     expect(screen.getByTestId('node-Fog horn')).toBeTruthy()
+  })
+
+  it('reads the palette again when a sync has ended since, so models synced later are offered', async () => {
+    useAppStore.setState({ sync: idle(null) })
+    await open()
+    await settled(() => {
+      expect(main.callsTo('flows.palette')).toHaveLength(1)
+    })
+    // The first sync of a new profile ends after the editor opened.
+    act(() => {
+      useAppStore.setState({ sync: { ...idle(null), lastOkAt: 2_000 } })
+    })
+    await settled(() => {
+      expect(main.callsTo('flows.palette')).toHaveLength(2)
+    })
+    // A status that says nothing new reads nothing.
+    act(() => {
+      useAppStore.setState({ sync: { ...idle(null), lastOkAt: 2_000, nextAt: 9_000 } })
+    })
+    expect(main.callsTo('flows.palette')).toHaveLength(2)
   })
 })

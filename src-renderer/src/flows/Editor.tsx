@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
 import { canResume } from '../store/editorRuns'
 import { Canvas } from './Canvas'
+import type { RunView } from './document'
 import { autoLayout } from './document/layout'
 import { Inspector } from './inspector'
 import { Palette } from './Palette'
@@ -135,6 +136,17 @@ function FlowName() {
   )
 }
 
+/** How the last run ended, in the toolbar's words. */
+function runResultWords(run: RunView): string {
+  const ended =
+    run.state === 'succeeded'
+      ? 'Run succeeded'
+      : run.state === 'failed'
+        ? 'Run failed'
+        : 'Run canceled'
+  return run.totals ? `${ended} · ${creditsWords(run.totals.costMicro)}` : ended
+}
+
 function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
   const state = useAppStore(
     useShallow((s) => ({
@@ -167,6 +179,9 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
   const short =
     estimate !== undefined && state.balanceMicro !== null ? estimate > state.balanceMicro : false
   const problemCount = check?.problems.length ?? 0
+  const estimateWords =
+    (estimate === undefined ? 'Estimate unknown' : `Estimate ${creditsWords(estimate)}`) +
+    (state.balanceMicro !== null ? ` · balance ${creditsWords(state.balanceMicro)}` : '')
   return (
     <div className="flow-toolbar" role="toolbar" aria-label="Flow editor">
       <button
@@ -249,9 +264,13 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
                 ? '1 problem'
                 : `${problemCount} problems`}
       </span>
-      <span className={short ? 'estimate short' : 'estimate'} data-testid="estimate">
-        {estimate === undefined ? 'Estimate unknown' : `Estimate ${creditsWords(estimate)}`}
-        {state.balanceMicro !== null ? ` · balance ${creditsWords(state.balanceMicro)}` : ''}
+      <span
+        className={short ? 'estimate short' : 'estimate'}
+        data-testid="estimate"
+        // The line may cut these words short; the whole of them on hover.
+        title={estimateWords}
+      >
+        {estimateWords}
       </span>
       {runPhase === 'running' || runPhase === 'canceling' ? (
         <button
@@ -279,13 +298,12 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
         </button>
       )}
       {run && runPhase === 'ended' ? (
-        <span className={`run-result ${run.state}`} data-testid="run-result">
-          {run.state === 'succeeded'
-            ? 'Run succeeded'
-            : run.state === 'failed'
-              ? 'Run failed'
-              : 'Run canceled'}
-          {run.totals ? ` · ${creditsWords(run.totals.costMicro)}` : ''}
+        <span
+          className={`run-result ${run.state}`}
+          data-testid="run-result"
+          title={runResultWords(run)}
+        >
+          {runResultWords(run)}
         </span>
       ) : null}
       {state.resumable ? (

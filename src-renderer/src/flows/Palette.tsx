@@ -1,5 +1,5 @@
 import { Command } from 'cmdk'
-import { useMemo } from 'react'
+import { useEffect, useMemo, useRef } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { PaletteItem } from '../../../src-shared/domain/flow-editor'
 import { useAppStore } from '../store'
@@ -21,6 +21,15 @@ export function Palette() {
       })),
     )
   const placeInView = usePlaceInView()
+  // Models, workflows and flows come from the mirror: a sync that ended after the palette was
+  // read (the first one, on a new profile) may have brought what it lacked, so it is read again.
+  const syncedAt = useAppStore((s) => s.sync?.lastOkAt ?? null)
+  const seenSyncAt = useRef(syncedAt)
+  useEffect(() => {
+    if (syncedAt === seenSyncAt.current) return
+    seenSyncAt.current = syncedAt
+    if (palette !== null) void loadPalette(true)
+  }, [syncedAt, palette, loadPalette])
   const groups = useMemo(() => {
     const byCategory = new Map<string, PaletteItem[]>()
     for (const item of palette ?? []) {
