@@ -4,6 +4,7 @@ import { APP_VERSION } from '../app/version'
 import { DEFAULT_LOG_LEVEL, LOG_LEVEL_ENV, LOG_LEVELS, type LogLevel } from '../log/levels'
 import { registerFeedback, registerOutbox } from './commands/outbox'
 import { registerProfile } from './commands/profile'
+import { registerProvenance } from './commands/provenance'
 import { registerRun } from './commands/run'
 import { registerSandbox } from './commands/sandbox'
 import { registerSearch } from './commands/search'
@@ -11,6 +12,7 @@ import { registerSync } from './commands/sync'
 import { registerUpload } from './commands/upload'
 import { registerVersion } from './commands/version'
 import { registerWeb } from './commands/web'
+import { registerWorkflow } from './commands/workflow'
 import { EXIT, type ExitCode } from './exit-codes'
 import type { CommandContext } from './context'
 import { CliError } from './errors'
@@ -63,6 +65,8 @@ function buildProgram(io: CliIo, onExitCode: (code: ExitCode) => void): Command 
   registerRun(program, context)
   registerUpload(program, context)
   registerWeb(program, context)
+  registerProvenance(program, context)
+  registerWorkflow(program, context)
   return program
 }
 

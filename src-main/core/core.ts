@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type { AccountSummary } from '../../src-shared/domain/app'
 import type { SearchQuery, SearchResult } from '../../src-shared/domain/search'
 import type { SyncStatus } from '../../src-shared/domain/sync'
@@ -5,6 +7,24 @@ import type { IpcEvents } from '../../src-shared/ipc'
 import { openDatabases, type Databases, type DbNotice } from '../db'
 import { EventBus, type EventSink } from '../events/bus'
 import { openFlowEditor, type FlowEditor } from '../flows'
+import { openRemix, RemixError, type Remix } from '../flows/remix'
+import { entryPath } from '../media-store/files'
+import { ProvenanceError, readProvenance } from '../provenance'
+import {
+  provenanceOfAsset,
+  provenanceOfOutput,
+  provenanceOfRun,
+  type RecordSources,
+} from '../provenance/records'
+import { openOutputExports, type OutputExports } from '../provenance/records-export'
+import { MediaStore } from '../media-store'
+import { ledgerPins } from '../sync'
+import {
+  importWorkflowFile,
+  looksLikeComfyWorkflow,
+  workflowImports,
+  type WorkflowImports,
+} from '../workflows'
 import { requestLogger, type Logger } from '../log'
 import { MirrorSearch } from '../search'
 import { changedByReplay } from '../outbox'
@@ -86,6 +106,12 @@ export interface Core {
   accountSummary: () => Promise<AccountSummary>
   /** The flow editor's services (`src-main/flows`); their run events go out as `flowRuns.event`. */
   readonly flows: FlowEditor
+  /** The flow that made a picture, opened as it ran (`src-main/flows/remix`). */
+  readonly remix: Remix
+  /** ComfyUI files imported as workflows, in the mirror at once (`src-main/workflows`). */
+  readonly workflows: WorkflowImports
+  /** Outputs saved from the app with their record inside (`src-main/provenance/records-export`). */
+  readonly outputs: OutputExports
   /** The Runs section's list over the mirror (`src-main/review/runs-list`). */
   readonly runs: RunsList
   /** One run's page: detail, refresh, cancel, re-run, redeliver (`src-main/review/run-page`). */
@@ -160,7 +186,7 @@ export function openCore(options: CoreOptions): Core {
     const storage = openStorage(context)
     const account = openAccount(context, storage)
     const written = openWriteThrough(context, storage, account)
-    const flows = openFlows(context, storage, account, written)
+    const flows = openFlows(context, storage, written)
     const afterSync = afterSyncSteps(context)
     const sync = startSync(context, storage, account, afterSync)
     const assets = openAssets(context, storage, sync)
@@ -274,14 +300,9 @@ function openWriteThrough(
 
 /**
  * The flow editor's services; the remote runs of a flow run go into the mirror as they are made
- * and end, and its end makes the balance be read again.
+ * and end, and the write-through reads the balance once after its end.
  */
-function openFlows(
-  context: CoreContext,
-  storage: Storage,
-  account: AccountReader,
-  written: WriteThrough,
-): FlowEditor {
+function openFlows(context: CoreContext, storage: Storage, written: WriteThrough): FlowEditor {
   const { options, backend, orgId, logger, clock, events, settings, opened } = context
   const flows = openFlowEditor({
     ...storage,
@@ -291,8 +312,7 @@ function openFlows(
     mediaDir: MEDIA_DIR,
     mediaMaxBytes: settings.mediaCapBytes,
     emit: (message) => {
-      // First: the window asks for the balance as soon as it hears the run ended.
-      if (message.event.type === 'flow-finished') account.invalidate()
+      // The balance after a flow run is read once, by the write-through (`account.changed`).
       events.emit('flowRuns.event', message)
       written.flowRunEvent(message)
     },
@@ -380,6 +400,7 @@ function openAssets(context: CoreContext, storage: Storage, { scheduler }: Sync)
     clock,
     emit: events.emit,
     syncNow: () => scheduler.syncNow('assets uploaded'),
+    offline: () => scheduler.status().state === 'offline',
   })
   opened.assets = assets
   return assets
@@ -445,6 +466,24 @@ function coreOf(
     orgId,
     notices,
     flows: parts.flows,
+    remix: openRemixOf(context, storage, parts.flows),
+    outputs: openOutputExports({
+      sources: storage.databases,
+      openMedia: () =>
+        new MediaStore({
+          dir: join(context.options.home, MEDIA_DIR),
+          maxBytes: settings.mediaCapBytes,
+          isPinned: ledgerPins(storage.databases.ledger),
+        }),
+    }),
+    workflows: workflowImports({
+      client: storage.client,
+      mirror: storage.databases.mirror,
+      orgId,
+      changed: (collections) => {
+        events.emit('mirror.changed', { collections })
+      },
+    }),
     ...parts.review,
     assets: parts.assets,
     syncStatus: () => scheduler.status(),
@@ -467,6 +506,61 @@ function coreOf(
       return closing
     },
   }
+}
+
+/**
+ * Remix: the records from the ledger and the mirror, files read as they are dropped, pictures
+ * found in the media store by content, and ComfyUI files imported as workflows.
+ */
+function openRemixOf(context: CoreContext, storage: Storage, flows: FlowEditor): Remix {
+  const { options, backend, orgId, events } = context
+  const { ledger, mirror } = storage.databases
+  const sources: RecordSources = { ledger, mirror }
+  const scope = { profile: backend.profile, orgId }
+  return openRemix({
+    flows,
+    localFlow: (id) => {
+      const record = ledger.localFlows.get(scope, id)
+      return record && record.deletedMs === null ? { id: record.id, name: record.name } : null
+    },
+    localMedia: (sha256) => {
+      const path = entryPath(join(options.home, MEDIA_DIR), sha256)
+      return existsSync(path) ? path : null
+    },
+    sources: {
+      ofRun: (runId, index) => provenanceOfRun(sources, runId, index),
+      ofAsset: (assetId) => provenanceOfAsset(sources, assetId),
+      ofOutput: (output) => provenanceOfOutput(sources, output),
+      ofFile: (bytes) => {
+        try {
+          return readProvenance(bytes)
+        } catch (error) {
+          // A picture too broken to read: said as the reader says it, not as an internal error.
+          if (error instanceof ProvenanceError) {
+            throw new RemixError('PROVENANCE_MALFORMED_FILE', error.message)
+          }
+          throw error
+        }
+      },
+    },
+    workflows: {
+      looksLikeWorkflow: (bytes) => looksLikeComfyWorkflow(bytes),
+      importFile: async (file) => {
+        const { workflow } = await importWorkflowFile(
+          {
+            client: storage.client,
+            mirror,
+            orgId,
+            changed: (collections) => {
+              events.emit('mirror.changed', { collections })
+            },
+          },
+          file,
+        )
+        return { id: workflow.id, name: workflow.name }
+      },
+    },
+  })
 }
 
 /**

@@ -1,16 +1,14 @@
-import type { FlowNode } from '../../src-shared/api'
 import type { FlowCheck } from '../../src-shared/domain/flow-editor'
+import type { FlowRunsRepository } from '../db/repositories/flow-runs'
 import {
   checkFlowInputs,
-  parseFlowDocument,
-  runnerFor,
+  isFlowRunError,
   validateFlow,
-  type FlowCatalog,
   type FlowDocument,
   type FlowRunners,
   type OnlineCatalog,
-  type PortValue,
 } from '../executor'
+import { estimateFlow } from '../executor/engine/estimate'
 import type { Logger } from '../log'
 import { isServiceError, type ServiceClient } from '../service'
 
@@ -22,14 +20,12 @@ export interface FlowCheckOptions {
   logger: Logger
   /** Aborted when Atelier closes. */
   signal: AbortSignal
+  /** The flow runs whose results a run would reuse; without it the estimate ignores the cache. */
+  cache?: { flowRuns: FlowRunsRepository; scope: { profile: string; orgId: string } }
 }
 
 /** How long a check waits for the service (details, balance) before answering with the mirror. */
 const CHECK_WAIT_MS = 8_000
-const MAX_DEPTH = 16
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * What a run of the flow would be refused for, what it would cost, and what the account has.
@@ -56,72 +52,39 @@ export async function checkFlow(
     ...validateFlow(flow, catalog),
     ...(inputs === undefined ? [] : checkFlowInputs(flow, inputs)),
   ]
-  const byNode = estimateNodes(flow, inputs ?? {}, options.runners(), catalog, 0)
-  const estimate =
-    byNode === null
-      ? null
-      : { totalMicro: Object.values(byNode).reduce((sum, micro) => sum + micro, 0), byNode }
-  return { problems, estimate, balanceMicro: await balance }
+  const estimate = await estimateOf(options, flow, inputs ?? {})
+  return {
+    problems,
+    estimate: estimate && { totalMicro: estimate.totalMicro, byNode: estimate.byNode },
+    cachedNodes: estimate?.cachedNodes ?? 0,
+    balanceMicro: await balance,
+  }
 }
 
 /**
- * Micro-credits per node, as the executor estimates before a run: each node's runner's
- * `estimate` with what is known before anything runs (values, flow inputs and their defaults,
- * node defaults; edges are not known yet), sub-flows summed into their node. Null when a price
- * is unknown (a model the catalog has no pricing for, a sub-flow that is not there).
+ * What a run would cost, as `atelier run` and the run itself estimate it (nodes the cache will
+ * answer cost 0); null when a price is unknown (a model the catalog has no pricing for, a
+ * sub-flow that is not there). Models are not fetched for it: the check answers at once.
  */
-export function estimateNodes(
+async function estimateOf(
+  options: FlowCheckOptions,
   flow: FlowDocument,
-  inputs: Record<string, PortValue>,
-  runners: FlowRunners,
-  catalog: FlowCatalog,
-  depth: number,
-): Record<string, number> | null {
-  const byNode: Record<string, number> = {}
-  for (const node of flow.nodes) {
-    const known = knownInputs(flow, node, inputs)
-    if (node.type_code === 'sub_flow') {
-      const found = catalog.flow(node.sub_flow_id ?? '')
-      const sub = found && depth < MAX_DEPTH ? parseFlowDocument(found) : null
-      if (!sub?.ok) return null
-      const nested = estimateNodes(sub.flow, known, runners, catalog, depth + 1)
-      if (nested === null) return null
-      byNode[node.id] = Object.values(nested).reduce((sum, micro) => sum + micro, 0)
-      continue
-    }
-    const runner = runnerFor(runners, node)
-    if (!runner?.estimate) {
-      byNode[node.id] = 0
-      continue
-    }
-    try {
-      byNode[node.id] = runner.estimate(node, known)
-    } catch {
-      return null
-    }
+  inputs: Record<string, unknown>,
+) {
+  try {
+    return await estimateFlow({
+      flow,
+      inputs,
+      runners: options.runners(),
+      catalog: options.catalog.catalog,
+      ...(options.cache ? { cache: options.cache } : {}),
+      loadModels: false,
+    })
+  } catch (error) {
+    if (!isFlowRunError(error)) throw error
+    options.logger.debug('a flow check has no estimate', { err: error })
+    return null
   }
-  return byNode
-}
-
-function knownInputs(
-  flow: FlowDocument,
-  node: FlowNode,
-  inputs: Record<string, PortValue>,
-): Record<string, PortValue> {
-  const mapped = isRecord(node.config.flow_inputs) ? node.config.flow_inputs : {}
-  const known: Record<string, PortValue> = {}
-  for (const input of node.inputs) {
-    if (input.source_output_id !== null) continue
-    const flowInput = mapped[input.name]
-    let value: unknown
-    if (typeof flowInput === 'string') {
-      value = inputs[flowInput] ?? flow.inputs.find((i) => i.name === flowInput)?.default_value
-    } else {
-      value = input.value ?? input.default_value
-    }
-    if (value !== undefined && value !== null) known[input.name] = value
-  }
-  return known
 }
 
 /** The balance in micro-credits; null when the service cannot say (offline, refused). Never throws. */

@@ -1,13 +1,7 @@
 import { join } from 'node:path'
 import type { FlowRunEventMessage } from '../../src-shared/domain/flow-editor'
 import type { Databases, LocalFlowScope } from '../db'
-import {
-  BuiltinRunner,
-  mirrorDurations,
-  mirrorModels,
-  RemoteRunner,
-  type FlowRunners,
-} from '../executor'
+import type { FlowRunners } from '../executor'
 import type { Logger } from '../log'
 import { MediaStore, previewOf } from '../media-store'
 import type { ServiceClient } from '../service'
@@ -17,6 +11,7 @@ import { checkFlow } from './check'
 import { readFlow } from './documents'
 import { FlowLibrary } from './library'
 import { Palette } from './palette'
+import { flowRunners } from './runners'
 import { EditorRuns } from './runs'
 import type { FlowEditor } from './types'
 
@@ -66,20 +61,7 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
       maxBytes: options.mediaMaxBytes,
       isPinned: ledgerPins(ledger),
     })
-    const remote = new RemoteRunner({
-      client,
-      ledger,
-      profile: scope.profile,
-      orgId,
-      models: mirrorModels(mirror, orgId),
-      durations: mirrorDurations(mirror, orgId),
-    })
-    runners = {
-      model: remote,
-      // `atelier run` leaves workflow nodes without a runner; the remote runner runs them.
-      wfengine_workflow: remote,
-      builtin: new BuiltinRunner({ media, service: client }),
-    }
+    runners = flowRunners({ client, ledger, mirror, media, profile: scope.profile, orgId })
     return runners
   }
   const builtinRunner = () => {
@@ -133,11 +115,20 @@ export function openFlowEditor(options: FlowEditorOptions): FlowEditor {
     restoreVersion: (request) => library.restoreVersion(request),
     check: ({ flow, inputs }) =>
       checkFlow(
-        { catalog, runners: runnersNow, client, orgId, logger, signal: closing.signal },
+        {
+          catalog,
+          runners: runnersNow,
+          client,
+          orgId,
+          logger,
+          signal: closing.signal,
+          cache: { flowRuns: ledger.flowRuns, scope },
+        },
         readFlow(flow, 'The flow'),
         inputs,
       ),
     palette: () => palette.items(),
+    runs: runs.list,
     startRun: runs.start,
     preview: (request) => {
       runnersNow()

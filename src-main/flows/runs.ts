@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto'
-import type {
-  FlowRunEventMessage,
-  FlowRunRef,
-  FlowRunRequest,
-  FlowRunResumeRequest,
-  StartedRun,
+import {
+  INTERRUPTED_CODES,
+  type FlowRef,
+  type FlowRunEventMessage,
+  type FlowRunRef,
+  type FlowRunSummary,
+  type FlowRunRequest,
+  type FlowRunResumeRequest,
+  type StartedRun,
 } from '../../src-shared/domain/flow-editor'
-import type { FlowRunEvent } from '../../src-shared/domain/flow-run'
+import type { FlowRunEvent, NodeRunRecord } from '../../src-shared/domain/flow-run'
 import type { Ledger, LocalFlowScope } from '../db'
 import {
   isFlowRunError,
@@ -39,6 +42,9 @@ export interface EditorRunsOptions {
 /** The refusal while offline, before anything is sent. */
 export const OFFLINE_MESSAGE =
   'You are offline: the service cannot be reached, so nothing was started or charged. Run again when the service is back.'
+
+/** How many of a flow's runs its run history lists. */
+const RUNS_LISTED = 50
 
 interface Running {
   controller: AbortController
@@ -96,6 +102,54 @@ export class EditorRuns {
       )
     }
     return this.begin({ flow: request.flow, inputs: {}, force: [] }, request.flowRunId)
+  }
+
+  /**
+   * The flow's runs on this computer, newest first, each with how its nodes ended and whether it
+   * can be resumed by the same rule as the editor's Resume (`INTERRUPTED_CODES`), or because it is
+   * still marked running while nothing here runs it (Atelier closed in the middle of it).
+   */
+  readonly list = ({ id }: FlowRef): FlowRunSummary[] => {
+    const { ledger, scope } = this.options
+    return ledger.flowRuns.ofFlow(scope, id, RUNS_LISTED).map((run) => {
+      const last = new Map<string, NodeRunRecord>()
+      let firstRemoteRunId: string | null = null
+      let spent = 0
+      for (const node of ledger.flowRuns.nodes(run.id)) {
+        firstRemoteRunId ??= node.remoteRunId
+        // A sub-flow's inner nodes are the sub-flow node's own work: it counts once.
+        if (node.nodeId.includes('/')) continue
+        spent += node.costMicro
+        const seen = last.get(node.nodeId)
+        if (!seen || seen.attempt < node.attempt) last.set(node.nodeId, node)
+      }
+      const ended = [...last.values()]
+      const count = (state: NodeRunRecord['state']) =>
+        ended.filter((node) => node.state === state).length
+      const interrupted =
+        run.state === 'running'
+          ? !this.running.has(run.id)
+          : run.state === 'failed' &&
+            ended.some(
+              (node) =>
+                node.state === 'failed' &&
+                node.error !== null &&
+                INTERRUPTED_CODES.has(node.error.code),
+            )
+      return {
+        flowRunId: run.id,
+        state: run.state,
+        startedMs: run.startedMs,
+        endedMs: run.endedMs,
+        // The totals are written when the run ends; before that, what its nodes were charged.
+        costMicro: run.endedMs === null ? spent : run.totals.costMicro,
+        done: count('succeeded'),
+        cached: count('cached'),
+        failed: count('failed'),
+        resumable: interrupted,
+        firstRemoteRunId,
+      }
+    })
   }
 
   private readonly begin = async (

@@ -8,6 +8,7 @@ import type {
   FlowRunRef,
   FlowRunResumeRequest,
   FlowRunRequest,
+  FlowRunSummary,
   FlowSave,
   FlowSummary,
   FlowVersion,
@@ -41,6 +42,8 @@ export interface FlowEditor {
   restoreVersion(request: FlowVersionRef): Awaitable<StoredFlow>
   check(request: FlowCheckRequest): Awaitable<FlowCheck>
   palette(): Awaitable<PaletteItem[]>
+  /** The flow's runs on this computer, newest first. */
+  runs(request: FlowRef): Awaitable<FlowRunSummary[]>
   startRun(request: FlowRunRequest): Awaitable<StartedRun>
   cancelRun(request: FlowRunRef): Awaitable<null>
   /** Runs an interrupted flow run again under its id, paying for nothing twice. */

@@ -4,9 +4,12 @@ import type { IpcHandlers } from './dispatch'
 import { assetsHandlers } from './domains/assets'
 import { evaluationsHandlers } from './domains/evaluations'
 import { flowsHandlers } from './domains/flows'
+import { outputsHandlers } from './domains/outputs'
+import { remixHandlers } from './domains/remix'
 import { runPageHandlers } from './domains/run-page'
 import { runsHandlers } from './domains/runs'
 import { settingsHandlers } from './domains/settings'
+import { workflowsHandlers } from './domains/workflows'
 
 /**
  * Every channel, adapted to the feature that answers it. A handler only picks the feature and
@@ -40,5 +43,8 @@ export function createHandlers(deps: HandlerDeps): IpcHandlers {
     ...evaluationsHandlers(access),
     ...assetsHandlers(access, deps.chooseFolder),
     ...settingsHandlers(access),
+    ...workflowsHandlers(access),
+    ...remixHandlers(access),
+    ...outputsHandlers(access),
   }
 }

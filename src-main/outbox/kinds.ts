@@ -1,4 +1,4 @@
-import type { AssetFolder, Flow, FlowGraph } from '../../src-shared/api'
+import type { Asset, AssetFolder, Flow, FlowGraph } from '../../src-shared/api'
 import { timeMs, type Mirror } from '../db'
 import type { ServiceClient, ServiceError } from '../service'
 import { Refusal } from './errors'
@@ -84,6 +84,13 @@ function flowSent(ctx: SendContext, flow: Flow): Sent {
       if (record.outputs === undefined && before?.outputs) record.outputs = before.outputs
       mirror.flows.upsertPage([record], { orgId: ctx.orgId })
     },
+  }
+}
+
+function assetSent(asset: Asset): Sent {
+  return {
+    result: { id: asset.id, updatedAt: asset.updated_at },
+    apply: (mirror) => mirror.assets.upsertPage([asset]),
   }
 }
 
@@ -216,11 +223,20 @@ export const KINDS: Specs = {
         body: { folder_id: write.folderId === null ? null : ctx.folderId(write.folderId) },
         ...init(ctx),
       })
-      return {
-        result: { id: asset.id, updatedAt: asset.updated_at },
-        apply: (mirror) => mirror.assets.upsertPage([asset]),
-      }
+      return assetSent(asset)
     },
+  },
+
+  'asset.rename': {
+    // Sets the name, so a repeat after a lost answer changes nothing.
+    send: async (ctx, write) =>
+      assetSent(
+        await ctx.client.patch('/v1/assets/{asset_id}', {
+          params: { path: { asset_id: write.assetId } },
+          body: { name: write.name },
+          ...init(ctx),
+        }),
+      ),
   },
 }
 

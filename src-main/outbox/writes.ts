@@ -16,6 +16,7 @@ export const WRITE_KINDS = [
   'folder.move',
   'folder.delete',
   'asset.move',
+  'asset.rename',
 ] as const
 export type WriteKind = (typeof WRITE_KINDS)[number]
 
@@ -46,6 +47,12 @@ const folderName = z
   .min(1, 'must not be empty')
   .max(255, 'must be at most 255 characters')
   .regex(/^[^/]+$/, 'must not contain "/"')
+/** As the contract's AssetUpdate: a file's name, so "/" is allowed; spaces around it are not. */
+const assetName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(255, 'must be at most 255 characters')
+  .refine((name) => name.trim() === name && name !== '', 'must not start or end with spaces')
 
 /**
  * The flow edit's base: the flow's updated_at when the user started the edit (null: no check,
@@ -111,6 +118,7 @@ export const writeSchema = z.discriminatedUnion('kind', [
     assetId: recordId,
     folderId: folderRef.nullable(),
   }),
+  z.strictObject({ kind: z.literal('asset.rename'), assetId: recordId, name: assetName }),
 ])
 
 /** One write made offline, of any kind. */
@@ -129,6 +137,7 @@ export const KIND_NAMES: Record<WriteKind, string> = {
   'folder.move': 'folder move',
   'folder.delete': 'folder deletion',
   'asset.move': 'asset move',
+  'asset.rename': 'asset rename',
 }
 
 export function isWriteKind(kind: string): kind is WriteKind {
@@ -159,6 +168,7 @@ export function subjectOf(write: OfflineWrite): string {
     case 'folder.delete':
       return write.folderId
     case 'asset.move':
+    case 'asset.rename':
       return write.assetId
   }
 }
@@ -213,6 +223,8 @@ export function describeWrite(write: OfflineWrite): string {
       return `delete folder ${write.folderId}`
     case 'asset.move':
       return `move asset ${write.assetId} to ${write.folderId ?? 'the top level'}`
+    case 'asset.rename':
+      return `rename asset ${write.assetId} to ${JSON.stringify(write.name)}`
   }
 }
 

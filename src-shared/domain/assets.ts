@@ -19,6 +19,13 @@ const name = z
   .min(1, 'A name cannot be empty.')
   .max(255, 'A name is at most 255 characters.')
   .refine((value) => !value.includes('/'), 'A folder name cannot contain "/".')
+/** An asset's new name; spaces around it are dropped, as the service refuses them. */
+const assetName = z
+  .string()
+  .trim()
+  .min(1, 'A name cannot be empty.')
+  .max(255, 'A name is at most 255 characters.')
+  .refine((value) => !/\p{Cc}/u.test(value), 'A name cannot contain control characters.')
 /** Epoch milliseconds. */
 const time = z.number().int().min(0)
 const bytes = z.number().int().min(0)
@@ -52,6 +59,7 @@ export const assetSchemas = {
   renameFolder: z.strictObject({ id, name }),
   moveFolder: z.strictObject({ id, parentId: id.nullable() }),
   move: z.strictObject({ ids: z.array(id).min(1).max(10_000), folderId: id.nullable() }),
+  rename: z.strictObject({ id, name: assetName }),
   undo: z.strictObject({ undoId: id }),
 }
 
@@ -121,6 +129,7 @@ export type FolderCreate = z.output<typeof assetSchemas.createFolder>
 export type FolderRename = z.output<typeof assetSchemas.renameFolder>
 export type FolderMove = z.output<typeof assetSchemas.moveFolder>
 export type AssetMove = z.output<typeof assetSchemas.move>
+export type AssetRename = z.output<typeof assetSchemas.rename>
 export type DeleteUndo = z.output<typeof assetSchemas.undo>
 export type UploadStart = z.output<typeof uploadSchemas.start>
 export type UploadRef = z.output<typeof uploadSchemas.id>
@@ -146,6 +155,19 @@ export interface AssetItem {
   createdAt: string
   /** Where the bytes can be fetched when this machine lacks them; null once it expired. */
   url: string | null
+  /**
+   * A rename made here that the service has not taken yet: `name` already shows it while it
+   * waits; refused, `name` is the service's again and `message` says why. Absent when none.
+   */
+  pendingRename?: PendingRename
+}
+
+export interface PendingRename {
+  state: 'waiting' | 'refused'
+  /** The name asked for. */
+  name: string
+  /** Why the last attempt did not go through; null before any attempt. */
+  message: string | null
 }
 
 export interface AssetPage {

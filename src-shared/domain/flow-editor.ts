@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { FlowProblem } from './flow'
-import type { FlowRunEvent } from './flow-run'
+import type { FlowRunEvent, FlowRunState } from './flow-run'
 
 /**
  * What the flow editor asks the main process, and what it is told back: the flows a person can
@@ -58,6 +58,8 @@ export interface FlowCheck {
   problems: FlowProblem[]
   /** Micro-credits, when every node's price is known. */
   estimate: { totalMicro: number; byNode: Record<string, number> } | null
+  /** Nodes a run would take from the cache, at no cost (0 when none, or not known). */
+  cachedNodes?: number
   /** Micro-credits on the account; null when the service cannot be reached. */
   balanceMicro: number | null
 }
@@ -165,4 +167,35 @@ export interface StartedRun {
 export interface FlowRunEventMessage {
   flowRunId: string
   event: FlowRunEvent
+}
+
+/**
+ * Node failures that mean the service could not be reached, not that the work failed: a flow
+ * run that ended with one can be resumed (the editor's Resume, the flow's run history).
+ */
+export const INTERRUPTED_CODES: ReadonlySet<string> = new Set([
+  'SERVICE_UNREACHABLE',
+  'OUTCOME_UNKNOWN',
+])
+
+/** One of the flow's runs on this computer, as its run history lists it (`flows.runs`). */
+export interface FlowRunSummary {
+  flowRunId: string
+  state: FlowRunState
+  startedMs: number
+  /** Null while it runs, and for a run Atelier stopped in the middle of (it closed or crashed). */
+  endedMs: number | null
+  /** What it was charged so far, in micro-credits. */
+  costMicro: number
+  /** Its nodes (a sub-flow counts as one) by how they ended, each node's last attempt. */
+  done: number
+  cached: number
+  failed: number
+  /**
+   * Interrupted and can be resumed: it failed only for a lost connection, or it is still marked
+   * running though nothing runs it (Atelier closed in the middle).
+   */
+  resumable: boolean
+  /** The first run it made on the service, for its run page; null when it made none. */
+  firstRemoteRunId: string | null
 }

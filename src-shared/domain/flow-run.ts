@@ -52,6 +52,8 @@ export type FlowRunEvent =
       estimateMicro: number
       /** Per node id, what the estimate expects it to cost. */
       estimateByNode: Record<string, number>
+      /** Nodes the estimate expects to be answered by the cache (and so to cost nothing). */
+      cachedNodes?: number
     }
   | {
       type: 'flow-finished'

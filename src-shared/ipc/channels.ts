@@ -1,9 +1,12 @@
 import type { IpcChannel } from './contract'
 import { ASSETS_CHANNELS } from './channels/assets'
 import { EVALUATIONS_CHANNELS } from './channels/evaluations'
+import { OUTPUTS_CHANNELS } from './channels/outputs'
+import { REMIX_CHANNELS } from './channels/remix'
 import { RUN_PAGE_CHANNELS } from './channels/run-page'
 import { RUNS_CHANNELS } from './channels/runs'
 import { SETTINGS_CHANNELS } from './channels/settings'
+import { WORKFLOWS_CHANNELS } from './channels/workflows'
 
 /**
  * The channel list, kept apart from the schemas so that the preload bundle carries no zod.
@@ -29,6 +32,7 @@ export const IPC_CHANNELS = [
   'flows.restoreVersion',
   'flows.check',
   'flows.palette',
+  'flows.runs',
   'flowRuns.start',
   'flowRuns.cancel',
   'flowRuns.resume',
@@ -40,4 +44,7 @@ export const IPC_CHANNELS = [
   ...EVALUATIONS_CHANNELS,
   ...ASSETS_CHANNELS,
   ...SETTINGS_CHANNELS,
+  ...WORKFLOWS_CHANNELS,
+  ...REMIX_CHANNELS,
+  ...OUTPUTS_CHANNELS,
 ] as const satisfies readonly IpcChannel[]

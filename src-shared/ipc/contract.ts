@@ -3,6 +3,7 @@ import type { AccountSummary, AppInfo } from '../domain/app'
 import {
   flowEditorSchemas as editor,
   type FlowCheck,
+  type FlowRunSummary,
   type FlowSummary,
   type FlowVersion,
   type MediaPreview,
@@ -20,9 +21,12 @@ import {
 import { channel } from './channel'
 import { assetsContract } from './contracts/assets'
 import { evaluationsContract } from './contracts/evaluations'
+import { outputsContract } from './contracts/outputs'
+import { remixContract } from './contracts/remix'
 import { runPageContract } from './contracts/run-page'
 import { runsContract } from './contracts/runs'
 import { settingsContract } from './contracts/settings'
+import { workflowsContract } from './contracts/workflows'
 import type { SyncStatus } from '../domain/sync'
 
 /**
@@ -72,6 +76,8 @@ export const ipcContract = {
   'flows.check': channel<FlowCheck>()(editor.check),
   /** What can be put on the canvas: models, built-ins, workflows, other flows. */
   'flows.palette': channel<PaletteItem[]>()(noArgs),
+  /** The flow's runs on this computer, newest first (the last 50). */
+  'flows.runs': channel<FlowRunSummary[]>()(editor.id),
   /** Starts a run of the flow; its events follow as `flowRuns.event`. */
   'flowRuns.start': channel<StartedRun>()(editor.run),
   /** Cancels a run started here (its remote runs too). */
@@ -92,6 +98,9 @@ export const ipcContract = {
   ...evaluationsContract,
   ...assetsContract,
   ...settingsContract,
+  ...workflowsContract,
+  ...remixContract,
+  ...outputsContract,
 } as const
 
 export type IpcContract = typeof ipcContract

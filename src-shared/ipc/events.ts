@@ -24,7 +24,7 @@ export interface IpcEvents {
 }
 
 /** What `mirror.changed` names: the lists that read again. */
-export type MirrorChange = 'runs' | 'evaluations' | 'assets'
+export type MirrorChange = 'runs' | 'evaluations' | 'assets' | 'workflows'
 
 export type IpcEventName = keyof IpcEvents
 

@@ -1,15 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxBackend, type Backend } from '../../src-main/workspace'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+import { startSandboxApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
+import type { TestSandbox } from '../helpers/sandbox'
 
 /**
  * The canvas tells the truth, in Chromium against the sandbox: a result made with other settings
@@ -45,47 +40,22 @@ const inside = (inner: Box, outer: Box) =>
   inner.y + inner.height <= outer.y + outer.height + 1
 
 describe.runIf(available)('the canvas in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
+  let app: App<TestSandbox>
   let sandbox: TestSandbox
-  let backend: Backend
-  let home: string
-  let logger: Logger
-  let core: Core
   let page: Page
-  const errors: string[] = []
+  let errors: string[] = []
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-canvas-'))
-    ;[renderer, browser, sandbox] = await Promise.all([
-      serveBuiltRenderer(),
-      launchChromium(),
-      startTestSandbox({ latencyMs: 20 }),
-    ])
-    backend = sandboxBackend(sandbox)
-    logger = openLogger({ home })
-    core = openCore({ home, backend, logger })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    ;({ app, sandbox, page, errors } = await startSandboxApp('canvas', {
+      sandbox: { latencyMs: 20 },
+      page: { viewport: { width: 1440, height: 900 } },
+    }))
     page.setDefaultTimeout(8000)
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.goto(renderer.url)
-    await page
-      .getByRole('navigation', { name: 'Sections' })
-      .getByRole('status')
-      .filter({ hasText: 'Synced just now' })
-      .waitFor({ timeout: 60_000 })
   }, 120_000)
 
   afterAll(async () => {
-    await page.close()
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await sandbox.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
 
   const node = (label: string) => page.getByTestId(`node-${label}`)
@@ -201,9 +171,7 @@ describe.runIf(available)('the canvas in Chromium', () => {
     await expect
       .poll(() => page.getByTestId('check-summary').textContent(), WAIT)
       .toBe('No problems')
-    await expect
-      .poll(() => page.getByTestId('save-state').textContent(), WAIT)
-      .toBe('All changes saved')
+    await expect.poll(() => page.getByTestId('save-state').textContent(), WAIT).toBe('Saved')
 
     const before = await toolbarHeight()
     expect(await toolbarOnOneLine()).toBe(true)

@@ -1,15 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Locator, Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxBackend, type Backend } from '../../src-main/workspace'
-import { openCore, type Core } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+import { startSandboxApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
+import type { TestSandbox } from '../helpers/sandbox'
 
 const { available } = chromiumAvailability()
 const artifacts = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
@@ -64,53 +59,27 @@ function graphOfFile(file: FlowFile): Graph {
 }
 
 describe.runIf(available)('the flow editor in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
+  let app: App<TestSandbox>
   let sandbox: TestSandbox
-  let backend: Backend
   let home: string
-  let logger: Logger
-  let core: Core
   let page: Page
-  const errors: string[] = []
+  let errors: string[] = []
   /** What the page logged as errors, for the message of a preview that did not load. */
-  const consoleErrors: string[] = []
+  let consoleErrors: string[] = []
 
   beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true })
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-flows-'))
-    ;[renderer, browser, sandbox] = await Promise.all([
-      serveBuiltRenderer(),
-      launchChromium(),
-      startTestSandbox({ latencyMs: 20 }),
-    ])
-    backend = sandboxBackend(sandbox)
-    logger = openLogger({ home })
-    core = openCore({ home, backend, logger })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
+    // The page opens once the first sync is done: the palette offers what it mirrored.
+    ;({ app, sandbox, page, errors, consoleErrors } = await startSandboxApp('flows', {
+      sandbox: { latencyMs: 20 },
+      page: { viewport: { width: 1440, height: 900 }, acceptDownloads: true },
+    }))
+    home = app.home
     page.setDefaultTimeout(8000)
-    page.on('pageerror', (error) => errors.push(error.message))
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text())
-    })
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.goto(renderer.url)
-    // The palette offers what the first sync mirrored.
-    await page
-      .getByRole('navigation', { name: 'Sections' })
-      .getByRole('status')
-      .filter({ hasText: 'Synced just now' })
-      .waitFor({ timeout: 60_000 })
   }, 120_000)
 
   afterAll(async () => {
-    await page.close()
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await sandbox.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
 
   const node = (label: string) => page.getByTestId(`node-${label}`)
@@ -284,9 +253,7 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     // Laid out again, now in the order the data flows.
     await page.getByTestId('auto-layout').click()
     await page.getByRole('button', { name: 'Fit View' }).click()
-    await expect
-      .poll(() => page.getByTestId('save-state').textContent(), WAIT)
-      .toBe('All changes saved')
+    await expect.poll(() => page.getByTestId('save-state').textContent(), WAIT).toBe('Saved')
     await expect
       .poll(() => page.getByTestId('check-summary').textContent(), WAIT)
       .toBe('No problems')
@@ -473,9 +440,7 @@ describe.runIf(available)('the flow editor in Chromium', () => {
     })
 
     // Grouped and moved, nothing the nodes make changed: the run takes all three from the cache.
-    await expect
-      .poll(() => page.getByTestId('save-state').textContent(), WAIT)
-      .toBe('All changes saved')
+    await expect.poll(() => page.getByTestId('save-state').textContent(), WAIT).toBe('Saved')
     await page.getByTestId('run-button').click()
     await expect
       .poll(() => page.getByTestId('run-result').textContent(), WAIT)
@@ -530,9 +495,7 @@ describe.runIf(available)('the flow editor in Chromium', () => {
   }, 30_000)
 
   it('exports the flow file and imports it back with the same nodes and edges', async () => {
-    await expect
-      .poll(() => page.getByTestId('save-state').textContent(), WAIT)
-      .toBe('All changes saved')
+    await expect.poll(() => page.getByTestId('save-state').textContent(), WAIT).toBe('Saved')
     const built = await graphOnCanvas()
     expect(built.nodes).toHaveLength(3)
     expect(built.edges).toHaveLength(2)

@@ -324,7 +324,7 @@ describe.runIf(available)('the browser mode (`atelier web`) in Chromium', () => 
     await page.getByTestId('auto-layout').click()
     await expect
       .poll(() => page.getByTestId('save-state').textContent(), { timeout: 15_000 })
-      .toBe('All changes saved')
+      .toBe('Saved')
     expect(problems).toEqual([])
     await page.close()
   })

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openCore, type Core, type Timers } from '../../src-main/core'
-import { openLogger, type Logger } from '../../src-main/log'
-import { sandboxBackend, type Backend } from '../../src-main/workspace'
-import { chromiumAvailability, launchChromium } from '../helpers/chromium'
-import { bridgeToMainProcess } from '../helpers/page-bridge'
-import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+import type { Core, Timers } from '../../src-main/core'
+import { startSandboxApp, type App } from '../helpers/app-page'
+import { chromiumAvailability } from '../helpers/chromium'
+import type { TestSandbox } from '../helpers/sandbox'
 
 /**
  * Write-through as a person sees it: a flow run in the editor, then Runs lists its runs and the
@@ -24,41 +20,26 @@ const NO_TIMERS: Timers = { setTimeout: () => null, clearTimeout: () => undefine
 const FLOW = 'Kite and boat'
 
 describe.runIf(available)('what the app did shows at once, in Chromium', () => {
-  let browser: Browser
-  let renderer: ServedRenderer
+  let app: App<TestSandbox>
   let sandbox: TestSandbox
-  let backend: Backend
   let home: string
-  let logger: Logger
   let core: Core
   let page: Page
-  const errors: string[] = []
+  let errors: string[] = []
 
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'atelier-e2e-write-through-'))
-    ;[renderer, browser, sandbox] = await Promise.all([
-      serveBuiltRenderer(),
-      launchChromium(),
-      startTestSandbox({ latencyMs: 0 }),
-    ])
-    backend = sandboxBackend(sandbox)
-    logger = openLogger({ home })
-    core = openCore({ home, backend, logger, timers: NO_TIMERS, firstSyncAfterMs: 3_600_000 })
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    // No sync ever runs, so the page is only waited for until the shell is drawn.
+    ;({ app, sandbox, core, page, errors } = await startSandboxApp('write-through', {
+      sandbox: { latencyMs: 0 },
+      core: { timers: NO_TIMERS, firstSyncAfterMs: 3_600_000 },
+      page: { viewport: { width: 1440, height: 900 }, until: 'drawn' },
+    }))
+    home = app.home
     page.setDefaultTimeout(10_000)
-    page.on('pageerror', (error) => errors.push(error.message))
-    await bridgeToMainProcess(page, () => backend.info, { core })
-    await page.goto(renderer.url)
   }, 120_000)
 
   afterAll(async () => {
-    await page.close()
-    await core.close()
-    logger.close()
-    await browser.close()
-    await renderer.close()
-    await sandbox.close()
-    rmSync(home, { recursive: true, force: true })
+    await app.close()
   })
 
   const credits = (micro: number) => `${(micro / 1_000_000).toFixed(4)} credits`

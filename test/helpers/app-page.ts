@@ -2,12 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import type { Backend } from '../../src-main/workspace'
+import { sandboxBackend, type Backend } from '../../src-main/workspace'
 import { openCore, type Core, type CoreOptions } from '../../src-main/core'
 import { openLogger, type Logger } from '../../src-main/log'
+import type { SandboxOptions } from '../../src-main/sandbox'
 import { launchChromium } from './chromium'
 import { bridgeToMainProcess } from './page-bridge'
 import { serveBuiltRenderer, type ServedRenderer } from './renderer-build'
+import { startTestSandbox, type TestSandbox } from './sandbox'
 
 export interface AppOptions<S> {
   /** Part of the temp home's name, to tell a leftover home apart. */
@@ -24,6 +26,8 @@ export interface AppOptions<S> {
 export interface AppPageOptions {
   viewport?: { width: number; height: number }
   colorScheme?: 'light' | 'dark'
+  /** For a test that saves what the page offers to download. */
+  acceptDownloads?: boolean
   /**
    * Wait until the shell says `Synced just now` (the default), or only until it is drawn: a
    * test whose service is already gone would never see the first.
@@ -35,6 +39,8 @@ export interface AppPage {
   page: Page
   /** Uncaught errors of the page's code, for the test to expect none. */
   errors: string[]
+  /** What the page logged as errors, to explain a failure the page itself shows no sign of. */
+  consoleErrors: string[]
 }
 
 /**
@@ -50,12 +56,15 @@ export interface App<S> {
   /** The core `openCore` opened; asking before is a mistake in the test. */
   readonly core: Core
   /** Opens the core on the backend, once the test has set up what it should find there. */
-  openCore: (backend: Backend, options?: Pick<CoreOptions, 'client'>) => Core
+  openCore: (backend: Backend, options?: CoreChoices) => Core
   /** A page bridged to the core's handlers, showing the shell. */
   openPage: (options?: AppPageOptions) => Promise<AppPage>
   /** Closes the core, the browser, the renderer and the service, then removes the home. */
   close: () => Promise<void>
 }
+
+/** What a test may choose of the core it opens: fewer retries, timers that never fire, … */
+export type CoreChoices = Pick<CoreOptions, 'client' | 'timers' | 'firstSyncAfterMs'>
 
 export async function startApp<S>(options: AppOptions<S>): Promise<App<S>> {
   const home = mkdtempSync(join(tmpdir(), `atelier-e2e-${options.name}-`))
@@ -87,12 +96,17 @@ export async function startApp<S>(options: AppOptions<S>): Promise<App<S>> {
     async openPage({
       viewport = { width: 1280, height: 800 },
       colorScheme,
+      acceptDownloads,
       until = 'synced',
     } = {}) {
       const { core, backend } = openedOrThrow()
-      const page = await browser.newPage({ viewport })
+      const page = await browser.newPage({ viewport, acceptDownloads })
       const errors: string[] = []
+      const consoleErrors: string[] = []
       page.on('pageerror', (error) => errors.push(error.message))
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text())
+      })
       await bridgeToMainProcess(page, () => backend.info, { core })
       if (colorScheme) await page.emulateMedia({ colorScheme })
       await page.goto(renderer.url)
@@ -100,7 +114,7 @@ export async function startApp<S>(options: AppOptions<S>): Promise<App<S>> {
       const shown =
         until === 'synced' ? nav.getByRole('status').filter({ hasText: 'Synced just now' }) : nav
       await shown.waitFor({ timeout: 60_000 })
-      return { page, errors }
+      return { page, errors, consoleErrors }
     },
     async close() {
       if (opened) {
@@ -112,5 +126,35 @@ export async function startApp<S>(options: AppOptions<S>): Promise<App<S>> {
       await options.stopService(service)
       rmSync(home, { recursive: true, force: true })
     },
+  }
+}
+
+export interface SandboxApp extends AppPage {
+  app: App<TestSandbox>
+  sandbox: TestSandbox
+  core: Core
+}
+
+/**
+ * The app on a fresh test sandbox with one page open, as most e2e tests start: the core opened
+ * on the sandbox, the page showing the shell. `app.close()` undoes it all.
+ */
+export async function startSandboxApp(
+  name: string,
+  choices: { sandbox?: SandboxOptions; core?: CoreChoices; page?: AppPageOptions } = {},
+): Promise<SandboxApp> {
+  const app = await startApp({
+    name,
+    service: () => startTestSandbox(choices.sandbox),
+    stopService: (sandbox) => sandbox.close(),
+  })
+  try {
+    const core = app.openCore(sandboxBackend(app.service), choices.core)
+    const shown = await app.openPage(choices.page)
+    return { app, sandbox: app.service, core, ...shown }
+  } catch (error) {
+    // The test's afterAll has no app to close yet: leave no browser or sandbox behind.
+    await app.close()
+    throw error
   }
 }

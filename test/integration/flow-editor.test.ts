@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxBackend } from '../../src-main/workspace'
-import { openCore, type Core } from '../../src-main/core'
+import type { Core } from '../../src-main/core'
 import { parseFlowDocument } from '../../src-main/executor'
-import { createHandlers, dispatchIpc } from '../../src-main/ipc'
-import { openLogger, type Logger } from '../../src-main/log'
 import type {
   FlowRunEventMessage,
   PaletteItem,
   StoredFlow,
 } from '../../src-shared/domain/flow-editor'
 import type { FlowRunEvent } from '../../src-shared/domain/flow-run'
-import type { IpcArgs, IpcChannel, IpcError, IpcValue } from '../../src-shared/ipc'
+import { ipcCalls } from '../helpers/ipc-calls'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+import { openSyncedCore, type SyncedCore } from '../helpers/synced-core'
 
 /**
  * The flow editor's channels as the window reaches them: the real dispatcher and handlers over
@@ -24,8 +19,7 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
  */
 
 let sandbox: TestSandbox
-let home: string
-let logger: Logger
+let opened: SyncedCore
 let core: Core
 const messages: FlowRunEventMessage[] = []
 const listeners = new Set<() => void>()
@@ -33,30 +27,7 @@ let serviceFlowId: string
 let textToImage: PaletteItem
 let slowRender: PaletteItem
 
-function handlers() {
-  return createHandlers({
-    platform: 'linux',
-    backend: () => null,
-    openExternal: () => Promise.resolve(),
-    core: () => core,
-  })
-}
-
-async function call<C extends IpcChannel>(channel: C, args: IpcArgs<C>) {
-  return dispatchIpc(handlers(), channel, args, { shell: 'web' })
-}
-
-async function ok<C extends IpcChannel>(channel: C, args: IpcArgs<C>): Promise<IpcValue<C>> {
-  const result = await call(channel, args)
-  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`)
-  return result.value as IpcValue<C>
-}
-
-async function fails<C extends IpcChannel>(channel: C, args: IpcArgs<C>): Promise<IpcError> {
-  const result = await call(channel, args)
-  if (result.ok) throw new Error(`${channel} answered ${JSON.stringify(result.value)}`)
-  return result.error
-}
+const { call, ok, fails } = ipcCalls(() => core)
 
 const eventsOf = (flowRunId: string): FlowRunEvent[] =>
   messages.filter((m) => m.flowRunId === flowRunId).map((m) => m.event)
@@ -209,16 +180,12 @@ beforeAll(async () => {
   })
   expect(created.status).toBe(201)
   serviceFlowId = (created.body as { id: string }).id
-  home = mkdtempSync(join(tmpdir(), 'atelier-flow-editor-'))
-  logger = openLogger({ home, level: 'info' })
-  core = openCore({ home, logger, backend: { ...sandboxBackend(sandbox), close: async () => {} } })
-  core.onEvent((name, payload) => {
+  opened = await openSyncedCore(sandbox, 'flow-editor', (name, payload) => {
     if (name !== 'flowRuns.event') return
     messages.push(payload as FlowRunEventMessage)
     for (const listener of [...listeners]) listener()
   })
-  const status = await core.syncNow()
-  expect(status.last?.outcome).toBe('ok')
+  core = opened.core
   const palette = await ok('flows.palette', undefined)
   const model = (slug: string) => {
     const id = core.databases.mirror.models.withSlug({ orgId: sandbox.orgId }, slug)?.id
@@ -231,9 +198,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  await core.close()
-  logger.close()
-  rmSync(home, { recursive: true, force: true })
+  await opened.close()
   await sandbox.close()
 })
 

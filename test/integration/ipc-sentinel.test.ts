@@ -31,6 +31,7 @@ import {
   startSecretService,
   type SecretServiceSession,
 } from '../helpers/keyring'
+import { pictureFlow } from '../helpers/picture-flow'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 
 /**
@@ -130,40 +131,6 @@ async function png(seed: number, size = 32): Promise<Buffer> {
   return sharp({ create: { width: size, height: size, channels: 3, background } })
     .png()
     .toBuffer()
-}
-
-/** A prompt (flow input) → one model node → picture (flow output) flow file. */
-function pictureFlow(id: string, name: string, modelId: string, size: number) {
-  const port = (portName: string, type: string, value: unknown = null) => ({
-    id: randomUUID(),
-    name: portName,
-    variable_type_code: type,
-    source_output_id: null,
-    value,
-  })
-  return {
-    id,
-    name,
-    inputs: [{ id: randomUUID(), name: 'prompt', variable_type_code: 'text', is_required: true }],
-    outputs: [{ id: randomUUID(), name: 'picture', variable_type_code: 'image' }],
-    nodes: [
-      {
-        id: randomUUID(),
-        label: 'picture',
-        slug: 'picture',
-        type_code: 'model',
-        model_id: modelId,
-        builtin_node_code: null,
-        config: { flow_inputs: { prompt: 'prompt' }, flow_outputs: { image: 'picture' } },
-        inputs: [
-          port('prompt', 'text'),
-          port('width', 'integer', size),
-          port('height', 'integer', size),
-        ],
-        outputs: [{ id: randomUUID(), name: 'image', variable_type_code: 'image' }],
-      },
-    ],
-  }
 }
 
 describe.skipIf(!tools.available)(
@@ -439,6 +406,15 @@ describe.skipIf(!tools.available)(
     function fixtures(): Record<IpcChannel, unknown[]> {
       const failedRun = () => ({ runId: made.failedRunId })
       const importedId = () => lastOk('flows.import').id
+      const pictureRunId = async () => {
+        const { flowRunId } = lastOk('flowRuns.start')
+        const end = (await flowRunEvent(flowRunId, 'flow-finished')).event
+        const picture = (end.type === 'flow-finished' ? end.outputs.picture : null) as {
+          run_id?: string
+        } | null
+        if (!picture?.run_id) throw new Error('The flow made no picture on the service.')
+        return picture.run_id
+      }
       const emptyFolderId = () => lastOk('assets.createFolder').id
       const setting = {
         syncIntervalMinutes: 60,
@@ -559,6 +535,7 @@ describe.skipIf(!tools.available)(
           invalid({ image: { path: 'relative/poster.png' } }),
         ],
         'flows.palette': [undefined, invalid({})],
+        'flows.runs': [{ id: made.flowId }, { id: randomUUID() }, invalid({ id: '' })],
         'flows.list': [undefined, invalid({})],
         'flows.get': [{ id: made.flowId }, { id: randomUUID() }, invalid({ id: '' })],
         'flows.create': [{ name: 'Sentinel copy', from: made.flowId }, invalid({ name: '   ' })],
@@ -614,6 +591,39 @@ describe.skipIf(!tools.available)(
           }),
           { sha256: 'ab'.repeat(32) },
           invalid({ sha256: 'not a hash' }),
+        ],
+        // The flow run's picture, by the service run that made it (issue 20).
+        'remix.inspect': [
+          later(async () => ({ source: { runId: await pictureRunId() } })),
+          { source: { runId: randomUUID() } },
+          invalid({ source: {} }),
+        ],
+        'remix.open': [
+          later(async () => ({ source: { runId: await pictureRunId() }, as: 'new' as const })),
+          { source: { file: { name: 'notes.txt', base64: 'aGVsbG8=' } } },
+          invalid({ source: { runId: '' }, as: 'copy' }),
+        ],
+        // The flow run's picture saved with its record inside (issue 20).
+        'outputs.export': [
+          later(async () => ({ runId: await pictureRunId(), index: 0 })),
+          { runId: randomUUID(), index: 0 },
+          invalid({ runId: '', index: -1 }),
+        ],
+        // A ComfyUI workflow in the API form, made a workflow of the organization (issue 20).
+        'workflows.import': [
+          {
+            file: {
+              name: 'sentinel-workflow.json',
+              base64: Buffer.from(
+                JSON.stringify({
+                  '1': { class_type: 'CLIPTextEncode', inputs: { text: 'a sentinel' } },
+                  '2': { class_type: 'SaveImage', inputs: { images: ['1', 0] } },
+                }),
+              ).toString('base64'),
+            },
+          },
+          { file: { name: 'notes.txt', base64: 'aGVsbG8=' } },
+          invalid({ file: { name: '', base64: '' } }),
         ],
         'flowRuns.cancel': [
           later(async () => {
@@ -681,6 +691,11 @@ describe.skipIf(!tools.available)(
           // Not empty: FOLDER_NOT_EMPTY.
           { id: made.shootFolderId },
           invalid({}),
+        ],
+        'assets.rename': [
+          { id: made.assetId, name: 'Sentinel renamed.png' },
+          { id: 'no-such-asset', name: 'Nowhere.png' },
+          invalid({ id: made.assetId, name: ' ' }),
         ],
         'assets.delete': [{ ids: [made.assetId] }, invalid({ ids: [] })],
         // Both held deletes are taken back: nothing after them loses its records.

@@ -3,15 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openCore, type Core } from '../../src-main/core'
-import { createHandlers, dispatchIpc } from '../../src-main/ipc'
-import { openLogger, type Logger } from '../../src-main/log'
-import { sandboxBackend } from '../../src-main/workspace'
+import type { Core } from '../../src-main/core'
 import type { FlowRunEventMessage } from '../../src-shared/domain/flow-editor'
 import type { FlowRunEvent } from '../../src-shared/domain/flow-run'
 import type { SyncStatus } from '../../src-shared/domain/sync'
-import type { IpcArgs, IpcChannel, IpcError, IpcValue } from '../../src-shared/ipc'
+import { ipcCalls } from '../helpers/ipc-calls'
+import { pictureFlow } from '../helpers/picture-flow'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+import { openSyncedCore, type SyncedCore } from '../helpers/synced-core'
 
 /**
  * Offline on purpose and back: a real core against a real sandbox that is stopped and started
@@ -23,8 +22,7 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
 let sandbox: TestSandbox
 let port: number
 let dataDir: string
-let home: string
-let logger: Logger
+let opened: SyncedCore
 let core: Core
 let modelId: string
 const messages: FlowRunEventMessage[] = []
@@ -35,30 +33,7 @@ async function startSandboxHere(): Promise<TestSandbox> {
   return startTestSandbox({ latencyMs: 20, dataDir, ...(port ? { port } : {}) })
 }
 
-function handlers() {
-  return createHandlers({
-    platform: 'linux',
-    backend: () => null,
-    openExternal: () => Promise.resolve(),
-    core: () => core,
-  })
-}
-
-async function call<C extends IpcChannel>(channel: C, args: IpcArgs<C>) {
-  return dispatchIpc(handlers(), channel, args, { shell: 'web' })
-}
-
-async function ok<C extends IpcChannel>(channel: C, args: IpcArgs<C>): Promise<IpcValue<C>> {
-  const result = await call(channel, args)
-  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`)
-  return result.value as IpcValue<C>
-}
-
-async function fails<C extends IpcChannel>(channel: C, args: IpcArgs<C>): Promise<IpcError> {
-  const result = await call(channel, args)
-  if (result.ok) throw new Error(`${channel} answered ${JSON.stringify(result.value)}`)
-  return result.error
-}
+const { ok, fails } = ipcCalls(() => core)
 
 /** Resolves once `done` holds, checked at every event of the core; fails after `ms`. */
 function until(what: string, done: () => boolean, ms: number): Promise<void> {
@@ -87,32 +62,7 @@ const finishedEvent = (flowRunId: string) =>
   )
 
 /** A prompt (flow input) → text-to-image → picture (flow output) flow. */
-function pictureFlow(): Record<string, unknown> {
-  const outputId = randomUUID()
-  return {
-    id: randomUUID(),
-    name: 'Offline picture',
-    inputs: [{ id: randomUUID(), name: 'prompt', variable_type_code: 'text', is_required: true }],
-    outputs: [{ id: randomUUID(), name: 'picture', variable_type_code: 'image' }],
-    nodes: [
-      {
-        id: randomUUID(),
-        label: 'picture',
-        slug: 'picture',
-        type_code: 'model',
-        model_id: modelId,
-        builtin_node_code: null,
-        config: { flow_inputs: { prompt: 'prompt' }, flow_outputs: { image: 'picture' } },
-        inputs: [
-          { id: randomUUID(), name: 'prompt', variable_type_code: 'text', value: null },
-          { id: randomUUID(), name: 'width', variable_type_code: 'integer', value: 64 },
-          { id: randomUUID(), name: 'height', variable_type_code: 'integer', value: 64 },
-        ],
-        outputs: [{ id: outputId, name: 'image', variable_type_code: 'image' }],
-      },
-    ],
-  }
-}
+const offlinePicture = () => pictureFlow(randomUUID(), 'Offline picture', modelId, 64)
 
 async function remoteRunCount(): Promise<number> {
   const answer = await sandbox.call('GET', '/v1/runs?limit=500')
@@ -124,17 +74,13 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'atelier-offline-sandbox-'))
   sandbox = await startSandboxHere()
   port = Number(new URL(sandbox.url).port)
-  home = mkdtempSync(join(tmpdir(), 'atelier-offline-'))
-  logger = openLogger({ home, level: 'info' })
   // The backend outlives each sandbox: its url and keys stay the same across restarts.
-  core = openCore({ home, logger, backend: { ...sandboxBackend(sandbox), close: async () => {} } })
-  core.onEvent((name, payload) => {
+  opened = await openSyncedCore(sandbox, 'offline', (name, payload) => {
     if (name === 'flowRuns.event') messages.push(payload as FlowRunEventMessage)
     if (name === 'sync.status') statuses.push(payload as SyncStatus)
     for (const listener of [...listeners]) listener()
   })
-  const status = await core.syncNow()
-  expect(status.last?.outcome).toBe('ok')
+  core = opened.core
   const model = core.databases.mirror.models.withSlug(
     { orgId: sandbox.orgId },
     'atelier/text-to-image',
@@ -144,10 +90,8 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  await core.close()
-  logger.close()
+  await opened.close()
   await sandbox.close()
-  rmSync(home, { recursive: true, force: true })
   rmSync(dataDir, { recursive: true, force: true })
 })
 
@@ -159,7 +103,7 @@ describe('offline on purpose', () => {
 
     const started = performance.now()
     const error = await fails('flowRuns.start', {
-      flow: pictureFlow(),
+      flow: offlinePicture(),
       inputs: { prompt: 'a lighthouse at dusk' },
     })
     const elapsed = performance.now() - started
@@ -195,7 +139,7 @@ describe('offline on purpose', () => {
 describe('an interrupted run', () => {
   it('fails soon in plain words, and Resume finishes it with one remote run', async () => {
     const before = await remoteRunCount()
-    const flow = pictureFlow()
+    const flow = offlinePicture()
     // While online: the model's inputs and outputs are fetched once, as opening the flow does.
     await ok('flows.check', { flow, inputs: { prompt: 'a quiet harbour' } })
     await sandbox.close()
@@ -242,7 +186,10 @@ describe('an interrupted run', () => {
   }, 60_000)
 
   it('says a flow run it does not know cannot be resumed', async () => {
-    const error = await fails('flowRuns.resume', { flow: pictureFlow(), flowRunId: randomUUID() })
+    const error = await fails('flowRuns.resume', {
+      flow: offlinePicture(),
+      flowRunId: randomUUID(),
+    })
     expect(error.code).toBe('FLOW_RUN_NOT_FOUND')
   })
 })

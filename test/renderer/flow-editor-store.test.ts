@@ -319,6 +319,10 @@ class MainProcessDouble {
         this.record('flows.palette', undefined)
         return Promise.resolve({ ok: true, value: [] })
       },
+      runs: (args) => {
+        this.record('flows.runs', args)
+        return Promise.resolve({ ok: true, value: [] })
+      },
     },
     flowRuns: {
       start: (args) => {

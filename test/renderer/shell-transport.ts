@@ -238,6 +238,10 @@ export class ShellMain {
         this.record('flows.palette')
         return ok([])
       },
+      runs: (args) => {
+        this.record('flows.runs', args)
+        return ok([])
+      },
     },
     flowRuns: {
       start: () => failed({ code: 'UNAVAILABLE', message: 'Not part of these tests.' }),

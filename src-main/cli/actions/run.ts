@@ -2,18 +2,15 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
 import type { FlowRunEvent } from '../../../src-shared/domain/flow-run'
+import { plural } from '../../../src-shared/domain/plural'
 import { ledgerPins } from '../../sync'
 import { MEDIA_CAP_BYTES, MEDIA_DIR } from '../../core/steps'
 import { openDatabases } from '../../db'
 import {
-  BuiltinRunner,
   credits,
   isFlowRunError,
-  mirrorDurations,
-  mirrorModels,
   onlineCatalog,
   parseFlowDocument,
-  RemoteRunner,
   runFlow,
   type FlowDocument,
   type FlowProblem,
@@ -21,7 +18,12 @@ import {
   type MediaRef,
 } from '../../executor'
 import { listElement } from '../../executor/validate'
+import { flowRunners } from '../../flows/runners'
 import { MediaStore } from '../../media-store'
+import { mediaTypeOf } from '../../provenance'
+import { writeOutputFiles, type WrittenOutput } from '../../provenance/records-files'
+import { RerunError, rerunOfPicture, type PictureRerun } from '../../provenance/records-rerun'
+import { workflowFlowOf } from '../../workflows'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import { organizationOf } from '../organization'
@@ -57,6 +59,37 @@ function readFlowFile(ref: string): FlowDocument | null {
   const parsed = parseFlowDocument(json)
   if (!parsed.ok) throw problemsError(parsed.problems, `${ref} is not a flow file`)
   return parsed.flow
+}
+
+/** The bytes of FLOW when it is a picture (a PNG, WebP, JPEG… that may carry a record). */
+function readPicture(ref: string): Buffer | null {
+  const path = resolve(ref)
+  if (!existsSync(path) || !statSync(path).isFile()) return null
+  const bytes = readFileSync(path)
+  return mediaTypeOf(bytes)?.startsWith('image/') ? bytes : null
+}
+
+/** The flow that made the picture, from its record; exit 1 with the reading's words if none. */
+function pictureRerun(bytes: Buffer, media: MediaStore): PictureRerun {
+  try {
+    return rerunOfPicture(bytes, (sha256) => {
+      const entry = media.stat(sha256)
+      return entry ? { path: entry.path, contentType: entry.contentType } : null
+    })
+  } catch (error) {
+    if (error instanceof RerunError) throw new CliError(error.message, EXIT.failed, error.code)
+    throw error
+  }
+}
+
+/** The files --out wrote, one line each; the ones that carry no record say so. */
+function filesText(files: readonly WrittenOutput[]): string {
+  if (files.length === 0) return '\nNo output is a file to write.'
+  const lines = files.map(
+    (file) =>
+      `  ${file.path}${file.recorded ? '' : ' (carries no record: its type cannot hold one)'}`,
+  )
+  return `\nWrote ${files.length === 1 ? '1 file' : `${files.length} files`}:\n${lines.join('\n')}`
 }
 
 function problemsError(problems: readonly FlowProblem[], what: string): CliError {
@@ -130,7 +163,7 @@ function fromText(text: string, type: string): unknown {
 function lineOf(event: FlowRunEvent, label: (nodeId: string) => string): string | null {
   switch (event.type) {
     case 'flow-started':
-      return `flow run ${event.flowRunId}${event.resumed ? ' (resumed)' : ''}: estimated ${credits(event.estimateMicro)} credits`
+      return `flow run ${event.flowRunId}${event.resumed ? ' (resumed)' : ''}. ${estimateWords(event)}`
     case 'node-running':
       return `${label(event.nodeId)}: started${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`
     case 'node-cached':
@@ -148,6 +181,16 @@ function lineOf(event: FlowRunEvent, label: (nodeId: string) => string): string 
   }
 }
 
+/**
+ * "Estimate: 0.0000 credits (3 nodes from the cache)": a run that will be answered by the cache
+ * says so, or its 0 would read as a mistake (and a price, as a charge that will not come).
+ */
+function estimateWords(event: Extract<FlowRunEvent, { type: 'flow-started' }>): string {
+  const cached = event.cachedNodes ?? 0
+  const fromCache = cached > 0 ? ` (${plural(cached, 'node')} from the cache)` : ''
+  return `Estimate: ${credits(event.estimateMicro)} credits${fromCache}`
+}
+
 function summaryOf(result: FlowRunResult): string {
   const t = result.totals
   return `${result.state}: ${t.dispatched} dispatched, ${t.cached} cached, ${t.skipped} skipped; cost ${credits(t.costMicro)} credits (estimated ${credits(t.estimateMicro)})`
@@ -160,6 +203,8 @@ export interface RunFlags {
   failFast: boolean
   force: string[]
   resume?: string
+  /** A folder: each media output is written there as a file with its record inside. */
+  out?: string
 }
 
 /**
@@ -172,7 +217,8 @@ export async function run(
   flags: RunFlags,
   concurrency: number | undefined,
 ): Promise<void> {
-  const fromFile = readFlowFile(ref)
+  const picture = readPicture(ref)
+  const fromFile = picture ? null : readFlowFile(ref)
   const globals = context.globals()
   const { profile, client, logger } = await connect(context, { command: 'run' })
   const dbs = openDatabases(globals.home)
@@ -185,19 +231,26 @@ export async function run(
   try {
     const orgId = await organizationOf(client, profile.organization_id)
     const online = onlineCatalog({ mirror: dbs.mirror, client, orgId })
-    const flow = fromFile ?? (await online.findFlow(ref, controller.signal))
-    if (!flow) {
-      throw usage(
-        `${ref} is neither a flow file nor a flow this organization has (by id or slug); check the name, or run atelier sync.`,
-      )
-    }
-    const inputs = parseInputs(flow, flags.input)
-    const force = forcedNodeIds(flow, flags.force)
     media = new MediaStore({
       dir: `${globals.home}/${MEDIA_DIR}`,
       maxBytes: MEDIA_CAP_BYTES,
       isPinned: ledgerPins(dbs.ledger),
     })
+    const rerun = picture ? pictureRerun(picture, media) : null
+    if (rerun?.warning) context.io.stderr(`warning: ${rerun.warning}\n`)
+    const flow =
+      rerun?.flow ??
+      fromFile ??
+      (await online.findFlow(ref, controller.signal)) ??
+      // A workflow runs as a flow of one node whose inputs and outputs are its own.
+      (await workflowFlowOf({ client, mirror: dbs.mirror, orgId, signal: controller.signal }, ref))
+    if (!flow) {
+      throw usage(
+        `${ref} is neither a flow file nor a flow or workflow this organization has (by id or slug); check the name, or run atelier sync.`,
+      )
+    }
+    const inputs = { ...rerun?.inputs, ...parseInputs(flow, flags.input) }
+    const force = forcedNodeIds(flow, flags.force)
     const labels = new Map(flow.nodes.map((node) => [node.id, node.slug ?? node.label]))
     const label = (nodeId: string) =>
       nodeId
@@ -209,17 +262,14 @@ export async function run(
       result = await runFlow({
         flow,
         inputs,
-        runners: {
-          model: new RemoteRunner({
-            client,
-            ledger: dbs.ledger,
-            profile: profile.name,
-            orgId,
-            models: mirrorModels(dbs.mirror, orgId),
-            durations: mirrorDurations(dbs.mirror, orgId),
-          }),
-          builtin: new BuiltinRunner({ media, service: client }),
-        },
+        runners: flowRunners({
+          client,
+          ledger: dbs.ledger,
+          mirror: dbs.mirror,
+          media,
+          profile: profile.name,
+          orgId,
+        }),
         catalog: online,
         ledger: dbs.ledger,
         client,
@@ -228,6 +278,7 @@ export async function run(
         ...(concurrency === undefined ? {} : { concurrency }),
         failurePolicy: flags.failFast ? 'fail-fast' : 'finish-independent',
         force,
+        ...(rerun ? { seeds: rerun.seeds } : {}),
         ...(flags.resume ? { flowRunId: flags.resume } : {}),
         signal: controller.signal,
         onEvent: (event) => {
@@ -253,6 +304,17 @@ export async function run(
         result.error?.code ?? result.state.toUpperCase(),
       )
     }
+    const files =
+      flags.out !== undefined && result.state === 'succeeded'
+        ? await writeOutputFiles({
+            sources: { ledger: dbs.ledger, mirror: dbs.mirror, media },
+            media,
+            flow,
+            flowRunId: result.flowRunId,
+            outputs: result.outputs,
+            dir: resolve(flags.out),
+          })
+        : null
     context.print(
       {
         flowRunId: result.flowRunId,
@@ -261,8 +323,9 @@ export async function run(
         outputs: result.outputs,
         error: result.error,
         nodes: result.nodes,
+        ...(files ? { files } : {}),
       },
-      summaryOf(result),
+      summaryOf(result) + (files ? filesText(files) : ''),
     )
     if (result.state !== 'succeeded') {
       throw new CliError(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type {
   FlowRunRecord,
@@ -17,6 +18,14 @@ export interface NewFlowRun {
   flowVersion: number | null
   inputs: Record<string, unknown>
   totals: FlowRunTotals
+  /** The flow document as it runs (kept once per content, for provenance records). */
+  document?: Record<string, unknown>
+}
+
+/** What a node run sent: its inputs (seeds included) and its seeds by input name. */
+export interface SentInputs {
+  inputs: Record<string, unknown>
+  seeds: Record<string, number>
 }
 
 /** What the cache hands out: the outputs of a succeeded node run, and where they were made. */
@@ -77,10 +86,19 @@ export class FlowRunsRepository {
   private readonly endRun: Database.Statement
   private readonly runById: Database.Statement
   private readonly recentRuns: Database.Statement
+  private readonly runsOfFlow: Database.Statement
   private readonly writeNode: Database.Statement
   private readonly nodeOf: Database.Statement
   private readonly nodesOf: Database.Statement
   private readonly byKey: Database.Statement
+  private readonly keepDocument: Database.Statement
+  private readonly linkDocument: Database.Statement
+  private readonly documentOf: Database.Statement
+  private readonly writeSent: Database.Statement
+  private readonly sentOf: Database.Statement
+  private readonly seedsOfRun: Database.Statement
+  private readonly byRemoteRun: Database.Statement
+  private readonly byOutput: Database.Statement
 
   constructor(
     private readonly db: Database.Database,
@@ -101,6 +119,9 @@ export class FlowRunsRepository {
     this.runById = db.prepare(`SELECT * FROM flow_runs WHERE id = ?`)
     this.recentRuns = db.prepare(`
       SELECT * FROM flow_runs WHERE profile = ? AND org_id = ? ORDER BY started_ms DESC LIMIT ?`)
+    this.runsOfFlow = db.prepare(`
+      SELECT * FROM flow_runs WHERE flow_id = ? AND profile = ? AND org_id = ?
+      ORDER BY started_ms DESC LIMIT ?`)
     this.writeNode = db.prepare(`
       INSERT INTO node_runs (${NODE_COLUMNS})
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -123,12 +144,40 @@ export class FlowRunsRepository {
       FROM node_runs n JOIN flow_runs f ON f.id = n.flow_run_id
       WHERE n.cache_key = ? AND n.state = 'succeeded' AND f.profile = ? AND f.org_id = ?
       ORDER BY n.ended_ms DESC LIMIT 1`)
+    this.keepDocument = db.prepare(
+      `INSERT INTO flow_documents (sha256, flow_json) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+    )
+    this.linkDocument = db.prepare(`UPDATE flow_runs SET document_sha256 = ? WHERE id = ?`)
+    this.documentOf = db.prepare(`
+      SELECT d.flow_json FROM flow_runs f JOIN flow_documents d ON d.sha256 = f.document_sha256
+      WHERE f.id = ?`)
+    this.writeSent = db.prepare(`
+      UPDATE node_runs SET inputs_json = ?, seeds_json = ?
+      WHERE flow_run_id = ? AND node_id = ? AND attempt = ?`)
+    this.sentOf = db.prepare(`
+      SELECT inputs_json, seeds_json FROM node_runs
+      WHERE flow_run_id = ? AND node_id = ? AND attempt = ?`)
+    // The last attempt of each node that recorded seeds.
+    this.seedsOfRun = db.prepare(`
+      SELECT node_id, seeds_json FROM node_runs n
+      WHERE flow_run_id = ? AND seeds_json IS NOT NULL AND attempt = (
+        SELECT max(attempt) FROM node_runs m
+        WHERE m.flow_run_id = n.flow_run_id AND m.node_id = n.node_id AND m.seeds_json IS NOT NULL)
+      ORDER BY node_id`)
+    this.byRemoteRun = db.prepare(`
+      SELECT ${NODE_COLUMNS} FROM node_runs
+      WHERE remote_run_id = ? AND state = 'succeeded' ORDER BY ended_ms DESC LIMIT 1`)
+    // A scan, filtered by text first: asked once per "where did this asset come from".
+    this.byOutput = db.prepare(`
+      SELECT ${NODE_COLUMNS} FROM node_runs
+      WHERE state = 'succeeded' AND outputs_json LIKE ? ORDER BY ended_ms DESC LIMIT 16`)
   }
 
   /** Starts a flow run, or (the same id again: a resume) marks it running once more. */
   start(run: NewFlowRun): { resumed: boolean } {
     if (this.get(run.id)) {
       this.restartRun.run(run.id)
+      this.keepDocumentOf(run)
       return { resumed: true }
     }
     this.insertRun.run(
@@ -141,7 +190,22 @@ export class FlowRunsRepository {
       this.clock(),
       JSON.stringify(run.totals),
     )
+    this.keepDocumentOf(run)
     return { resumed: false }
+  }
+
+  private keepDocumentOf(run: NewFlowRun): void {
+    if (!run.document) return
+    const json = JSON.stringify(run.document)
+    const sha256 = createHash('sha256').update(json).digest('hex')
+    this.keepDocument.run(sha256, json)
+    this.linkDocument.run(sha256, run.id)
+  }
+
+  /** The flow document the flow run ran; null for flow runs made before it was kept. */
+  document(id: string): Record<string, unknown> | null {
+    const row = this.documentOf.get(id) as { flow_json: string } | undefined
+    return row ? (JSON.parse(row.flow_json) as Record<string, unknown>) : null
   }
 
   finish(
@@ -168,6 +232,13 @@ export class FlowRunsRepository {
   /** The newest flow runs of a profile and organization. */
   recent(scope: { profile: string; orgId: string }, limit = 50): FlowRunRecord[] {
     return (this.recentRuns.all(scope.profile, scope.orgId, limit) as FlowRunRow[]).map(toFlowRun)
+  }
+
+  /** The newest flow runs of one flow in a profile and organization. */
+  ofFlow(scope: { profile: string; orgId: string }, flowId: string, limit = 50): FlowRunRecord[] {
+    return (this.runsOfFlow.all(flowId, scope.profile, scope.orgId, limit) as FlowRunRow[]).map(
+      toFlowRun,
+    )
   }
 
   /**
@@ -199,6 +270,59 @@ export class FlowRunsRepository {
       record.startedMs,
       record.endedMs,
     )
+  }
+
+  /**
+   * Records what a node run sent (or, served from the cache, what it stands for). Its row must
+   * exist (`saveNode` first). Not flushed on its own, like `saveNode`.
+   */
+  saveSent(flowRunId: string, nodeId: string, attempt: number, sent: SentInputs): void {
+    withoutFlush(this.db, () => {
+      this.writeSent.run(
+        JSON.stringify(sent.inputs),
+        JSON.stringify(sent.seeds),
+        flowRunId,
+        nodeId,
+        attempt,
+      )
+    })
+  }
+
+  /** What a node run sent; null when it sent nothing or ran before this was recorded. */
+  sent(flowRunId: string, nodeId: string, attempt: number): SentInputs | null {
+    const row = this.sentOf.get(flowRunId, nodeId, attempt) as
+      { inputs_json: string | null; seeds_json: string | null } | undefined
+    if (!row || row.inputs_json === null) return null
+    return {
+      inputs: JSON.parse(row.inputs_json) as Record<string, unknown>,
+      seeds: JSON.parse(row.seeds_json ?? '{}') as Record<string, number>,
+    }
+  }
+
+  /** Every seed a flow run used, by node id then input name (a node's last attempt). */
+  seeds(flowRunId: string): Record<string, Record<string, number>> {
+    const rows = this.seedsOfRun.all(flowRunId) as { node_id: string; seeds_json: string }[]
+    const seeds: Record<string, Record<string, number>> = {}
+    for (const row of rows) {
+      const byInput = JSON.parse(row.seeds_json) as Record<string, number>
+      if (Object.keys(byInput).length > 0) seeds[row.node_id] = byInput
+    }
+    return seeds
+  }
+
+  /** The node run that made this service run, when one on this machine did. */
+  byRemoteRunId(runId: string): NodeRunRecord | null {
+    const row = this.byRemoteRun.get(runId) as NodeRunRow | undefined
+    return row ? toNodeRun(row) : null
+  }
+
+  /**
+   * Succeeded node runs whose outputs mention this sha256 (newest first, a few): the caller
+   * checks which output it is.
+   */
+  mentioning(sha256: string): NodeRunRecord[] {
+    if (!/^[0-9a-f]{64}$/.test(sha256)) return []
+    return (this.byOutput.all(`%${sha256}%`) as NodeRunRow[]).map(toNodeRun)
   }
 
   node(flowRunId: string, nodeId: string, attempt: number): NodeRunRecord | null {

@@ -1,3 +1,4 @@
+import type { ProvenanceRecord } from '../../../src-shared/domain/provenance'
 import type { MediaStore } from '../../media-store'
 import type { ServiceClient } from '../../service'
 import type { NodeOutcome, NodeRunContext, PortValue } from '../types'
@@ -30,6 +31,8 @@ export interface BuiltinDeps {
   fetch: typeof fetch
   polling: EvaluationPolling
   prices: EvaluationPrices
+  /** The provenance record of a picture this flow run made, to save inside the file. */
+  recordOf: ((sha256: string, flowRunId: string) => ProvenanceRecord | null) | null
 }
 
 /** One run of one built-in: the node run's context, its inputs as a reader, and the deps. */

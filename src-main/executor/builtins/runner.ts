@@ -50,6 +50,8 @@ export interface BuiltinRunnerOptions {
   polling?: Partial<EvaluationPolling>
   /** Micro-credits per evaluation, for the estimate; `EVALUATION_PRICE_MICRO` by default. */
   evaluationPriceMicro?: Partial<EvaluationPrices>
+  /** Where "Save to assets" finds the record it writes into a picture; none: saved as made. */
+  recordOf?: BuiltinDeps['recordOf']
 }
 
 const DEFAULT_POLLING: EvaluationPolling = {
@@ -94,6 +96,7 @@ export class BuiltinRunner implements NodeRunner {
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       polling: checkPolling({ ...DEFAULT_POLLING, ...options.polling }),
       prices: { ...EVALUATION_PRICE_MICRO, ...options.evaluationPriceMicro },
+      recordOf: options.recordOf ?? null,
     }
   }
 

@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises'
+import { embedProvenance } from '../../provenance'
 import { isServiceError } from '../../service'
 import type { MediaRef } from '../types'
-import { local, requireService, type BuiltinStep } from './context'
+import { local, requireService, type BuiltinRun, type BuiltinStep } from './context'
 import { BuiltinError } from './errors'
 import { localFileOf, mediaInput } from './media'
 import { configUuid, describeNode, isUuid } from './ports'
@@ -27,6 +29,45 @@ const EXTENSIONS: Record<string, string> = {
 function extensionOf(ref: MediaRef): string {
   const subtype = ref.content_type.split(';')[0]?.split('/')[1]?.trim().toLowerCase() ?? 'bin'
   return EXTENSIONS[subtype] ?? (/^[a-z0-9]{1,8}$/.test(subtype) ? subtype : 'bin')
+}
+
+/** The types a provenance record can be written into (PNG as iTXt, WebP and JPEG as XMP). */
+const RECORD_TYPES = new Set(['image/png', 'image/webp', 'image/jpeg'])
+
+/**
+ * The picture with its provenance record inside (issue 20), kept in the media store: an asset
+ * saved from a flow carries the flow that made it, as a download does. The name keeps the
+ * sha256 of the picture as made, so saving the same output twice still names it the same; the
+ * record itself is the same for the same output, so the second save finds the first asset.
+ * Null when there is no record to write (a picture this flow run did not make, another type).
+ */
+async function withItsRecord(
+  run: BuiltinRun,
+  kind: string,
+  ref: MediaRef,
+): Promise<{ ref: MediaRef; file: { path: string; size: number } } | null> {
+  const type = ref.content_type.split(';')[0]?.trim().toLowerCase() ?? ''
+  if (!RECORD_TYPES.has(type)) return null
+  const record = run.deps.recordOf?.(ref.sha256, run.flowRunId) ?? null
+  if (!record) return null
+  const made = await readFile((await localFileOf(run, kind, ref)).path)
+  let carried: Uint8Array
+  try {
+    carried = embedProvenance(made, record)
+  } catch (error) {
+    // A record too large for a JPEG's XMP: the picture is saved as made, and the log says so.
+    run.emit({
+      type: 'log',
+      level: 'warning',
+      message: `The picture is saved without its record: ${(error as Error).message}`,
+    })
+    return null
+  }
+  const stored = await run.deps.media.put(carried, type, { kind: 'output' })
+  return {
+    ref: { ...ref, sha256: stored.sha256, url: stored.path },
+    file: { path: stored.path, size: stored.size },
+  }
 }
 
 export const runSaveToAssets: BuiltinStep = async (run) => {
@@ -77,10 +118,12 @@ export const runSaveToAssets: BuiltinStep = async (run) => {
       throw error
     }
   }
-  const file = () => localFileOf(run, kind, ref)
+  const recorded = await withItsRecord(run, kind, ref)
+  const saving = recorded?.ref ?? ref
+  const file = recorded ? () => Promise.resolve(recorded.file) : () => localFileOf(run, kind, ref)
   const filename =
     name ?? `${run.node.slug ?? 'flow'}-${ref.sha256.slice(0, 12)}.${extensionOf(ref)}`
-  const saved = await uploadAsset(run, service, { file, ref, filename, folderId })
+  const saved = await uploadAsset(run, service, { file, ref: saving, filename, folderId })
   const where = folderId === null ? 'the root' : `folder ${folderId}`
   run.emit({
     type: 'log',

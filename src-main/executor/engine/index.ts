@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { FlowNode } from '../../../src-shared/api'
 import type { FlowProblem } from '../../../src-shared/domain/flow'
 import type {
   FailurePolicy,
@@ -13,9 +12,10 @@ import type { Ledger } from '../../db'
 import { isServiceError, type ServiceClient } from '../../service'
 import type { OnlineCatalog } from '../catalog-online'
 import type { FlowDocument, PortValue } from '../types'
-import { checkFlowInputs, planFlow, type FlowCatalog, type FlowPlan } from '../validate'
+import { checkFlowInputs, planFlow, type FlowCatalog } from '../validate'
 import { credits, FlowRunError } from './errors'
-import { runnerFor, Scheduler, type FlowRunners } from './scheduler'
+import { estimateFlow } from './estimate'
+import { Scheduler, type FlowRunners } from './scheduler'
 
 /**
  * The scheduler: runs a flow on this machine, node by node, with the runners of `remote/` and
@@ -24,9 +24,8 @@ import { runnerFor, Scheduler, type FlowRunners } from './scheduler'
  * - Nothing is dispatched before the whole flow is known good: the catalog is completed from
  *   the service first (when it is an `OnlineCatalog`), then every validation problem and every
  *   problem of the given inputs is reported at once (FLOW_INVALID with `problems`), then the
- *   estimate (each node's runner's `estimate`, with what is known before the run: values,
- *   defaults, flow inputs) is checked against GET /v1/billing/balance (INSUFFICIENT_CREDIT,
- *   naming both). A balance that cannot be read because the service is out of reach does not
+ *   estimate (`estimateFlow`: each node's runner's `estimate`, 0 for a node the cache will
+ *   answer) is checked against GET /v1/billing/balance (INSUFFICIENT_CREDIT, naming both). A balance that cannot be read because the service is out of reach does not
  *   refuse: a flow whose nodes are all cached needs no service.
  * - Scheduling: every node whose upstream nodes have all settled starts, within a global limit
  *   and a per-model limit (a model slot is taken before a global one, always in that order, so
@@ -79,6 +78,11 @@ export interface RunFlowOptions {
   failurePolicy?: FailurePolicy
   /** Node ids to run again even when cached (what depends on them runs again too). */
   force?: readonly string[]
+  /**
+   * Seeds to send for seed inputs on the dice instead of drawing them, by node id then input
+   * name: a re-run from a picture's record makes the same picture (see `drawSeeds`).
+   */
+  seeds?: Readonly<Record<string, Record<string, number>>>
   /** An earlier flow run's id: resumes it. */
   flowRunId?: string
   signal?: AbortSignal
@@ -93,6 +97,8 @@ export interface FlowRunResult {
   totals: FlowRunTotals
   /** By node id (top-level nodes), what the estimate expected each to cost. */
   estimateByNode: Record<string, number>
+  /** How many nodes the estimate expected the cache to answer. */
+  estimateCachedNodes: number
   /** By flow output name. */
   outputs: Record<string, PortValue>
   /** The first failure, when the flow run failed. */
@@ -162,8 +168,31 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowRunResult> {
   }
   const plan = planned.plan
 
-  const estimateByNode = await estimate(flow, plan, inputs, options.runners, catalog)
-  const estimateMicro = Object.values(estimateByNode).reduce((sum, micro) => sum + micro, 0)
+  const forcedIds = (options.force ?? []).map(
+    (ref) => flow.nodes.find((node) => node.id === ref || node.slug === ref)?.id ?? ref,
+  )
+  const forced = new Set<string>()
+  for (const id of plan.downstreamOf(forcedIds)) forced.add(id)
+  // Inside a forced sub-flow node, every inner node runs again too.
+  const forcedPrefixes = [...forced].map((id) => `${id}/`)
+  const isForced = (id: string) =>
+    forced.has(id) || forcedPrefixes.some((prefix) => id.startsWith(prefix))
+
+  const estimated = await estimateFlow({
+    flow,
+    plan,
+    inputs,
+    runners: options.runners,
+    catalog,
+    cache: {
+      flowRuns: ledger.flowRuns,
+      scope,
+      forced: isForced,
+      ...(previous ? { flowRunId: previous.id } : {}),
+    },
+  })
+  const estimateByNode = estimated.byNode
+  const estimateMicro = estimated.totalMicro
   if (estimateMicro > 0 && options.client) {
     const balanceMicro = await balanceOf(options.client, orgId, signal)
     if (balanceMicro !== null && balanceMicro < estimateMicro) {
@@ -174,14 +203,6 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowRunResult> {
       )
     }
   }
-
-  const forcedIds = (options.force ?? []).map(
-    (ref) => flow.nodes.find((node) => node.id === ref || node.slug === ref)?.id ?? ref,
-  )
-  const forced = new Set<string>()
-  for (const id of plan.downstreamOf(forcedIds)) forced.add(id)
-  // Inside a forced sub-flow node, every inner node runs again too.
-  const forcedPrefixes = [...forced].map((id) => `${id}/`)
 
   const flowRunId = options.flowRunId ?? randomUUID()
   const emit = (event: FlowRunEvent) => {
@@ -196,7 +217,8 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowRunResult> {
     concurrency,
     perModelConcurrency,
     failurePolicy: options.failurePolicy ?? 'finish-independent',
-    forced: (id) => forced.has(id) || forcedPrefixes.some((prefix) => id.startsWith(prefix)),
+    forced: isForced,
+    ...(options.seeds ? { seeds: options.seeds } : {}),
     signal,
     emit,
     clock,
@@ -211,6 +233,7 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowRunResult> {
     flowVersion: flow.version,
     inputs,
     totals: scheduler.totals,
+    document: flow as unknown as Record<string, unknown>,
   })
   emit({
     type: 'flow-started',
@@ -219,6 +242,7 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowRunResult> {
     resumed,
     estimateMicro,
     estimateByNode,
+    cachedNodes: estimated.cachedNodes,
   })
 
   let state: Exclude<FlowRunState, 'running'> = 'failed'
@@ -252,87 +276,11 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowRunResult> {
     resumed,
     totals,
     estimateByNode,
+    estimateCachedNodes: estimated.cachedNodes,
     outputs,
     error,
     nodes: ledger.flowRuns.nodes(flowRunId),
   }
-}
-
-/** What is known of a node's inputs before anything runs: values, defaults and flow inputs. */
-function knownInputs(
-  flow: FlowDocument,
-  plan: FlowPlan,
-  nodeId: string,
-  inputs: Record<string, PortValue>,
-): Record<string, PortValue> {
-  const known: Record<string, PortValue> = {}
-  for (const [name, binding] of plan.nodes.get(nodeId)?.inputs ?? []) {
-    let value: PortValue
-    if (binding.from === 'value' || binding.from === 'default') value = binding.value
-    else if (binding.from === 'flow_input') {
-      value =
-        inputs[binding.name] ??
-        flow.inputs.find((input) => input.name === binding.name)?.default_value
-    }
-    if (value !== undefined && value !== null) known[name] = value
-  }
-  return known
-}
-
-/**
- * Micro-credits per node id, sub-flows' nodes summed into their node. A runner that cannot price
- * a model it has not met is given the chance to load it (`loadModels`) once.
- */
-async function estimate(
-  flow: FlowDocument,
-  plan: FlowPlan,
-  inputs: Record<string, PortValue>,
-  runners: FlowRunners,
-  catalog: FlowCatalog,
-  depth = 0,
-): Promise<Record<string, number>> {
-  const byNode: Record<string, number> = {}
-  for (const id of plan.order) {
-    const node = plan.nodes.get(id)?.node as FlowNode
-    const known = knownInputs(flow, plan, id, inputs)
-    if (node.type_code === 'sub_flow') {
-      const sub = catalog.flow(node.sub_flow_id ?? '') as FlowDocument | undefined
-      const subPlan = sub && depth < 16 ? planFlow(sub, catalog) : null
-      byNode[id] =
-        sub && subPlan?.ok
-          ? Object.values(
-              await estimate(sub, subPlan.plan, known, runners, catalog, depth + 1),
-            ).reduce((a, b) => a + b, 0)
-          : 0
-      continue
-    }
-    const runner = runnerFor(runners, node)
-    if (!runner?.estimate) {
-      byNode[id] = 0
-      continue
-    }
-    try {
-      byNode[id] = runner.estimate(node, known)
-    } catch (first) {
-      const loader = (runner as { loadModels?: (nodes: FlowNode[]) => Promise<void> }).loadModels
-      if (typeof loader !== 'function') throw estimateFailed(node, first)
-      try {
-        await loader.call(runner, [node])
-        byNode[id] = runner.estimate(node, known)
-      } catch (second) {
-        throw estimateFailed(node, second)
-      }
-    }
-  }
-  return byNode
-}
-
-function estimateFailed(node: FlowNode, cause: unknown): FlowRunError {
-  return new FlowRunError(
-    'ESTIMATE_FAILED',
-    `The cost of node ${JSON.stringify(node.label)} cannot be estimated: ${cause instanceof Error ? cause.message : String(cause)}`,
-    { cause },
-  )
 }
 
 /** The balance in micro-credits; null when the service cannot be reached. */

@@ -20,7 +20,7 @@ import {
 } from '../validate'
 import { Limiter } from '../../limiter'
 import { drawnSeedMessage } from '../../../src-shared/domain/flow'
-import { drawSeeds } from './seeds'
+import { drawSeeds, seedsSent } from './seeds'
 
 /** The runner for each kind of node; sub-flows are run by the scheduler itself. */
 export interface FlowRunners {
@@ -54,6 +54,8 @@ export interface SchedulerOptions {
   failurePolicy: FailurePolicy
   /** Node ids (prefixed inside sub-flows) that must not take their outputs from the cache. */
   forced: (nodeId: string) => boolean
+  /** Seeds to send instead of drawing them, by node id then input name (see `drawSeeds`). */
+  seeds?: Readonly<Record<string, Record<string, number>>>
   signal: AbortSignal
   emit: (event: FlowRunEvent) => void
   clock: () => number
@@ -400,7 +402,13 @@ export class Scheduler {
     const version = targetVersionOf(node, this.options.catalog) ?? 'unknown'
     const planned = scope.plan.nodes.get(node.id)
     const run = { flowRunId, nodeId, attempt }
-    const { keyed, drawn } = drawSeeds(planned, inputs, this.options.catalog, run)
+    const { keyed, drawn } = drawSeeds(
+      planned,
+      inputs,
+      this.options.catalog,
+      run,
+      this.options.seeds?.[nodeId],
+    )
     // A gate's later attempts are other work than its first, even on the same inputs: a retry
     // that found the first attempt's outputs in the cache could never change the verdict.
     const cacheKey = nodeCacheKey(
@@ -445,6 +453,14 @@ export class Scheduler {
             endedMs: this.options.clock(),
           }),
         )
+        // The outputs were made with the seeds of the node run they come from: those are this
+        // node run's seeds too, for the record of what it hands on.
+        const origin = flowRuns.sent(hit.flowRunId, hit.nodeId, hit.attempt)
+        const cachedSent = { ...keyed, ...origin?.seeds }
+        flowRuns.saveSent(flowRunId, nodeId, attempt, {
+          inputs: cachedSent,
+          seeds: seedsSent(planned, cachedSent, this.options.catalog),
+        })
         return this.fromCache(scope, node, state, hit.outputs, hit.flowRunId, {})
       }
     }
@@ -477,6 +493,11 @@ export class Scheduler {
 
     const startedMs = this.options.clock()
     flowRuns.saveNode(record({ state: 'running', startedMs }))
+    const sent = { ...keyed, ...drawn }
+    flowRuns.saveSent(flowRunId, nodeId, attempt, {
+      inputs: sent,
+      seeds: seedsSent(planned, sent, this.options.catalog),
+    })
     this.totals.dispatched++
     this.emitNode(scope, node.id, state, { type: 'node-running' })
     for (const [name, seed] of Object.entries(drawn)) {
@@ -490,7 +511,7 @@ export class Scheduler {
       const outcome = await runner.run({
         flowRunId,
         node: scope.prefix === '' ? node : { ...node, id: nodeId },
-        inputs: { ...keyed, ...drawn, ...injected },
+        inputs: { ...sent, ...injected },
         attempt,
         signal: this.signal,
         emit: (event) => {

@@ -29,17 +29,58 @@ export interface SeedDraw {
 /** Seeds run from 0 to 2^32 - 1, the range the service's seed inputs accept. */
 const SEED_BYTES = 4
 
+/**
+ * `given`: seeds to send instead of drawing, by input name (a re-run from a picture's record
+ * sends the seeds the picture was made with). They stay out of the cache key like any seed on
+ * the dice, so an unchanged flow is still served from the cache.
+ */
 export function drawSeeds(
   planned: PlannedNode | undefined,
   inputs: Readonly<Record<string, PortValue>>,
   catalog: FlowCatalog,
   run: { flowRunId: string; nodeId: string; attempt: number },
+  given: Readonly<Record<string, number>> = {},
 ): SeedDraw {
   const names = planned ? randomSeedInputs(planned, catalog) : []
   if (names.length === 0) return { keyed: { ...inputs }, drawn: {} }
   const keyed = Object.fromEntries(Object.entries(inputs).filter(([name]) => !names.includes(name)))
-  const drawn = Object.fromEntries(names.map((name) => [name, seedFor(run, name)]))
+  const drawn = Object.fromEntries(
+    names.map((name) => {
+      const seed = given[name]
+      return [name, seed !== undefined && Number.isInteger(seed) ? seed : seedFor(run, name)]
+    }),
+  )
   return { keyed, drawn }
+}
+
+/**
+ * The seeds among what a node sends, by input name, however they were decided (drawn, locked,
+ * wired): what a picture's record keeps so the flow can make the same picture again.
+ */
+export function seedsSent(
+  planned: PlannedNode | undefined,
+  sent: Readonly<Record<string, PortValue>>,
+  catalog: FlowCatalog,
+): Record<string, number> {
+  if (!planned) return {}
+  const seeds: Record<string, number> = {}
+  for (const name of seedInputs(planned, catalog)) {
+    const value = sent[name]
+    if (typeof value === 'number' && Number.isInteger(value)) seeds[name] = value
+  }
+  return seeds
+}
+
+/** A model node's inputs typed `seed`, on the node or in the model's catalog entry. */
+function seedInputs(planned: PlannedNode, catalog: FlowCatalog): string[] {
+  const { node } = planned
+  if (node.type_code !== 'model') return []
+  const declared = node.model_id ? (catalog.model(node.model_id)?.inputs ?? []) : []
+  const names = new Set([
+    ...node.inputs.filter((port) => port.variable_type_code === SEED_TYPE).map((p) => p.name),
+    ...declared.filter((port) => port.variable_type_code === SEED_TYPE).map((p) => p.name),
+  ])
+  return [...names]
 }
 
 /**
@@ -49,13 +90,7 @@ export function drawSeeds(
  */
 function randomSeedInputs(planned: PlannedNode, catalog: FlowCatalog): string[] {
   const { node } = planned
-  if (node.type_code !== 'model') return []
-  const declared = node.model_id ? (catalog.model(node.model_id)?.inputs ?? []) : []
-  const names = new Set([
-    ...node.inputs.filter((port) => port.variable_type_code === SEED_TYPE).map((p) => p.name),
-    ...declared.filter((port) => port.variable_type_code === SEED_TYPE).map((p) => p.name),
-  ])
-  return [...names].filter((name) => {
+  return seedInputs(planned, catalog).filter((name) => {
     const binding = planned.inputs.get(name)
     if (binding?.from === 'edge' || binding?.from === 'flow_input') return false
     return seedModeOf(node.inputs.find((port) => port.name === name)) === 'random'

@@ -19,6 +19,7 @@ export function assetsHandlers(
     'assets.move': (request) => core().assets.move(request),
     'assets.delete': (request) => core().assets.delete(request),
     'assets.undoDelete': (request) => core().assets.undoDelete(request),
+    'assets.rename': (request) => core().assets.rename(request),
     'uploads.start': (request) => core().assets.startUpload(request),
     'uploads.pause': (request) => core().assets.pauseUpload(request),
     'uploads.resume': (request) => core().assets.resumeUpload(request),

@@ -21,6 +21,7 @@ export function flowsHandlers({
     'flows.restoreVersion': (request) => core().flows.restoreVersion(request),
     'flows.check': (request) => core().flows.check(request),
     'flows.palette': () => core().flows.palette(),
+    'flows.runs': (request) => core().flows.runs(request),
     'flowRuns.start': (request) => core().flows.startRun(request),
     'flowRuns.cancel': (request) => core().flows.cancelRun(request),
     'flowRuns.resume': (request) => core().flows.resumeRun(request),

@@ -41,6 +41,8 @@ export class AssetLibrary {
     private readonly orgId: string,
     private readonly hidden: Hidden,
     private readonly clock: () => number,
+    /** What the person changed that the service has not taken yet (a rename), shown on top. */
+    private readonly overlay: (item: AssetItem) => AssetItem = (item) => item,
   ) {
     this.search = new MirrorSearch(mirror, { now: clock })
     // Along assets_by_folder: one index entry per asset, no row read.
@@ -225,7 +227,7 @@ export class AssetLibrary {
   item(asset: Asset): AssetItem {
     const expires = asset.url_expires_at === null ? null : Date.parse(asset.url_expires_at)
     const fresh = asset.url !== null && (expires === null || expires > this.clock() + URL_MARGIN_MS)
-    return {
+    return this.overlay({
       id: asset.id,
       name: asset.name,
       folderId: asset.folder_id,
@@ -239,7 +241,7 @@ export class AssetLibrary {
       status: asset.status_code,
       createdAt: asset.created_at,
       url: fresh ? asset.url : null,
-    }
+    })
   }
 
   private statement(sql: string): Database.Statement {

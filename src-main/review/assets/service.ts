@@ -5,6 +5,7 @@ import type { ServiceClient } from '../../service'
 import { browseFolders } from './browse'
 import { AssetChanges } from './changes'
 import { AssetLibrary } from './library'
+import { AssetRenames } from './renames'
 import type { AssetManager } from './types'
 import { UploadManager } from './upload-jobs'
 
@@ -26,6 +27,10 @@ export interface AssetManagerOptions {
   syncNow: () => Promise<unknown>
   /** How long a delete waits for an undo (tests shorten it). */
   undoMs?: number
+  /** True while the service is known to be unreachable: a rename then waits in the outbox. */
+  offline?: () => boolean
+  /** How long a rename waits for the service before it answers with the name pending. */
+  renameSendMs?: number
   watchSettleMs?: number
 }
 
@@ -34,6 +39,15 @@ export function openAssetManager(options: AssetManagerOptions): AssetManager {
   const { client, databases, orgId, logger, emit } = options
   const clock = options.clock ?? Date.now
   let changes: AssetChanges | null = null
+  const renames = new AssetRenames({
+    client,
+    databases,
+    profile: options.profile,
+    orgId,
+    logger,
+    ...(options.offline ? { offline: options.offline } : {}),
+    ...(options.renameSendMs === undefined ? {} : { sendTimeoutMs: options.renameSendMs }),
+  })
   const library = new AssetLibrary(
     databases.mirror,
     orgId,
@@ -42,6 +56,7 @@ export function openAssetManager(options: AssetManagerOptions): AssetManager {
       folders: () => changes?.hiddenFolders() ?? new Set(),
     },
     clock,
+    (item) => renames.overlay(item),
   )
   changes = new AssetChanges({
     client,
@@ -72,6 +87,11 @@ export function openAssetManager(options: AssetManagerOptions): AssetManager {
     progress: (event) => {
       emit('uploads.progress', event)
     },
+    // The new assets are in the mirror as soon as the service confirmed them: the views show
+    // them at once; the sync after it brings the folders an upload made.
+    written: () => {
+      emit('assets.changed', { reason: 'uploaded' })
+    },
     uploaded: () => {
       void options.syncNow().then(
         () => {
@@ -101,6 +121,13 @@ export function openAssetManager(options: AssetManagerOptions): AssetManager {
       held.undo(undoId)
       return null
     },
+    rename: async ({ id, name }) => {
+      const before = library.get(id)
+      // The same name again, with nothing waiting: there is nothing to send.
+      if (before.name === name && before.pendingRename === undefined) return before
+      await renames.rename(id, name)
+      return library.get(id)
+    },
     startUpload: (args) => uploads.start(args),
     pauseUpload: ({ id }) => uploads.pause(id),
     resumeUpload: ({ id }) => uploads.resume(id),
@@ -120,6 +147,7 @@ export function openAssetManager(options: AssetManagerOptions): AssetManager {
     },
     close: () => {
       closing ??= (async () => {
+        renames.close()
         await held.flush()
         await uploads.close()
       })()

@@ -8,6 +8,7 @@ import type {
   AssetMove,
   AssetPage,
   AssetRef,
+  AssetRename,
   DeleteUndo,
   FolderBrowse,
   FolderCreate,
@@ -41,6 +42,8 @@ export interface AssetManager {
   move(request: AssetMove): Awaitable<AssetItem[]>
   delete(request: AssetIds): Awaitable<HeldDelete>
   undoDelete(request: DeleteUndo): Awaitable<null>
+  /** Through the outbox: the answer already shows the new name, pending until it is sent. */
+  rename(request: AssetRename): Awaitable<AssetDetail>
   startUpload(request: UploadStart): Awaitable<UploadSummary>
   pauseUpload(request: UploadRef): Awaitable<UploadSummary>
   resumeUpload(request: UploadRef): Awaitable<UploadSummary>

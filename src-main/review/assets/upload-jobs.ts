@@ -10,6 +10,8 @@ import {
   type UploadSummary,
   type WatchedFolder,
 } from '../../../src-shared/domain/assets'
+import type { Asset } from '../../../src-shared/api'
+import type { MirrorChange } from '../../../src-shared/ipc'
 import type { Databases } from '../../db'
 import type { Logger } from '../../log'
 import { isServiceError, type ServiceClient } from '../../service'
@@ -44,6 +46,11 @@ export interface UploadsOptions {
   progress: (event: UploadProgressEvent) => void
   /** After an upload or a watch pass: bring its new assets and folders into the mirror. */
   uploaded: () => void
+  /**
+   * The assets an upload made were written into the mirror (`writtenThrough`): the views read
+   * them again (the write-through's `changed`, which tells `mirror.changed`).
+   */
+  written?: (collections: readonly MirrorChange[]) => void
   /** Passed on to the engine, e.g. a short settle time in tests. */
   watchSettleMs?: number
 }
@@ -61,6 +68,8 @@ interface Entry {
   into: string | null
   lastSentAt: number
   timer: NodeJS.Timeout | null
+  /** Assets its files made (sent and confirmed), not yet written into the mirror. */
+  made: Set<string>
 }
 
 interface Watch {
@@ -69,6 +78,12 @@ interface Watch {
 }
 
 const ACTIVE: ReadonlySet<UploadState> = new Set(['scanning', 'folders', 'uploading', 'paused'])
+/**
+ * An upload's new assets read one by one into the mirror at its end, this many at once, up to
+ * WRITTEN_THROUGH_MAX: a folder of thousands comes with the sync its end asks for instead.
+ */
+const WRITE_THROUGH_READS = 4
+const WRITTEN_THROUGH_MAX = 200
 
 /**
  * The uploads of this session on top of `src-main/uploads` (its public entry only): each one's
@@ -310,6 +325,7 @@ export class UploadManager {
       into: null,
       lastSentAt: 0,
       timer: null,
+      made: new Set(),
     }
     this.entries.set(id, entry)
     return entry
@@ -392,6 +408,7 @@ export class UploadManager {
     }
     const before = entry.files.get(file.seq)
     entry.files.set(file.seq, row)
+    if (file.state === 'done' && file.assetId) entry.made.add(file.assetId)
     if (before?.state !== row.state) entry.changed.set(file.seq, row)
     if (row.error && entry.summary.failures.length < FAILURES_SHOWN) {
       entry.summary.failures.push({ relativePath: row.relativePath, ...row.error })
@@ -421,7 +438,46 @@ export class UploadManager {
       etaSeconds: summary.state === 'finished' ? 0 : null,
     })
     this.send(entry)
-    if (summary.files.uploaded + summary.files.duplicates > 0) this.options.uploaded()
+    const made = [...entry.made]
+    entry.made.clear()
+    // The new assets are listed at once; the sync still brings the folders the upload made.
+    void this.writeThrough(made).finally(() => {
+      if (summary.files.uploaded + summary.files.duplicates > 0) this.options.uploaded()
+    })
+  }
+
+  /**
+   * The assets an upload made, read from the service into the mirror as soon as it ends, so
+   * the Assets section lists them without waiting for a sync. Never rejects: what could not be
+   * read comes with the sync.
+   */
+  private async writeThrough(assetIds: readonly string[]): Promise<void> {
+    const { client, databases, logger } = this.options
+    const wanted = assetIds.slice(0, WRITTEN_THROUGH_MAX)
+    const read: Asset[] = []
+    let next = 0
+    const reader = async () => {
+      while (next < wanted.length && !this.closed) {
+        const id = wanted[next++] as string
+        try {
+          read.push(
+            await client.get('/v1/assets/{asset_id}', { params: { path: { asset_id: id } } }),
+          )
+        } catch (error) {
+          logger.debug('an uploaded asset could not be written through', {
+            assetId: id,
+            err: error,
+          })
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: WRITE_THROUGH_READS }, reader))
+    if (read.length === 0 || this.closed) return
+    try {
+      if (databases.mirror.assets.upsertPage(read) > 0) this.options.written?.(['assets'])
+    } catch (error) {
+      logger.warn('uploaded assets could not be written into the mirror', { err: error })
+    }
   }
 
   private update(entry: Entry, change: Partial<UploadSummary>): void {

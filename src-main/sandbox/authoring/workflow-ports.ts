@@ -6,7 +6,8 @@ import type {
 } from '../../../src-shared/api'
 import type { FieldProblem } from '../errors'
 import { isCatalogCode } from '../models'
-import type { StoredRecord } from './graph'
+import { stampRecord, type StoredRecord } from './graph'
+import { portRecord, type PortItem } from './port-record'
 
 export interface PortsContext {
   workflowId: string
@@ -54,18 +55,6 @@ export function buildWorkflowPorts(
   }
   const nodeIds = workflowNodeIds(context.workflowJson)
   const seenIds = new Map<string, string>()
-
-  const stamp = <T extends object>(
-    key: string,
-    build: (createdAt: string, updatedAt: string) => T,
-  ): T => {
-    const before = context.existing.get(key)
-    if (!before) return build(context.now, context.now)
-    const kept = build(before.created_at, before.updated_at)
-    return JSON.stringify(kept) === JSON.stringify(before)
-      ? kept
-      : build(before.created_at, context.now)
-  }
 
   const check = (
     item: WorkflowInputCreate | WorkflowOutputCreate,
@@ -117,56 +106,37 @@ export function buildWorkflowPorts(
     return item.id
   }
 
-  const inputNames = new Map<string, number>()
-  const inputs = body.inputs.map((item, index): WorkflowInput => {
-    const id = check(item, `inputs.${index}`, inputNames, index)
-    if (
-      item.default_behavior_code !== undefined &&
-      !isCatalogCode('variable-behaviors', item.default_behavior_code)
-    ) {
+  const port = <K extends 'workflow input' | 'workflow output'>(
+    kind: K,
+    item: PortItem<K>,
+    index: number,
+    names: Map<string, number>,
+  ) => {
+    const side = kind === 'workflow input' ? 'input' : 'output'
+    const path = `${side}s.${index}`
+    const id = check(item, path, names, index)
+    // Only inputs have a default behaviour.
+    const behavior =
+      kind === 'workflow input' ? (item as WorkflowInputCreate).default_behavior_code : undefined
+    if (behavior !== undefined && !isCatalogCode('variable-behaviors', behavior)) {
       problem(
-        `inputs.${index}.default_behavior_code`,
+        `${path}.default_behavior_code`,
         'unknown_code',
-        `inputs.${index}.default_behavior_code ${JSON.stringify(item.default_behavior_code)} is not a code of /v1/catalogs/variable-behaviors.`,
+        `${path}.default_behavior_code ${JSON.stringify(behavior)} is not a code of /v1/catalogs/variable-behaviors.`,
       )
     }
-    return stamp(`input:${id}`, (created_at, updated_at) => ({
-      id,
-      wfengine_workflow_id: context.workflowId,
-      name: item.name,
-      display_name: item.display_name ?? null,
-      description: item.description ?? null,
-      variable_type_code: item.variable_type_code,
-      default_behavior_code: item.default_behavior_code ?? null,
-      validator_code: item.validator_code ?? null,
-      validator_attrs: item.validator_attrs ?? null,
-      is_required: item.is_required ?? false,
-      default_value: item.default_value ?? null,
-      sort_order: item.sort_order ?? 0,
-      wfengine_node_id: item.wfengine_node_id ?? null,
-      wfengine_field_name: item.wfengine_field_name ?? null,
-      created_at,
-      updated_at,
-    }))
-  })
+    return stampRecord(
+      context.existing.get(`${side}:${id}`),
+      context.now,
+      (created_at, updated_at) =>
+        portRecord(kind, { id, ownerId: context.workflowId }, item, { created_at, updated_at }),
+    )
+  }
+  const inputNames = new Map<string, number>()
+  const inputs = body.inputs.map((item, index) => port('workflow input', item, index, inputNames))
   const outputNames = new Map<string, number>()
-  const outputs = body.outputs.map((item, index): WorkflowOutput => {
-    const id = check(item, `outputs.${index}`, outputNames, index)
-    return stamp(`output:${id}`, (created_at, updated_at) => ({
-      id,
-      wfengine_workflow_id: context.workflowId,
-      name: item.name,
-      display_name: item.display_name ?? null,
-      description: item.description ?? null,
-      variable_type_code: item.variable_type_code,
-      validator_code: item.validator_code ?? null,
-      validator_attrs: item.validator_attrs ?? null,
-      sort_order: item.sort_order ?? 0,
-      wfengine_node_id: item.wfengine_node_id ?? null,
-      wfengine_field_name: item.wfengine_field_name ?? null,
-      created_at,
-      updated_at,
-    }))
-  })
+  const outputs = body.outputs.map((item, index) =>
+    port('workflow output', item, index, outputNames),
+  )
   return { inputs, outputs, problems }
 }

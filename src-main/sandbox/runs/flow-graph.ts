@@ -24,6 +24,13 @@ export const MAX_FLOW_DEPTH = 8
 const slugOf = (node: StoredNode) => node.slug ?? node.id
 const describe = (node: StoredNode) => `node ${JSON.stringify(node.label)} (${slugOf(node)})`
 
+/** Runs one node on what reaches its inputs; each kind of node has its own. */
+type RunNode = (
+  ctx: StepContext,
+  node: StoredNode,
+  input: Record<string, unknown>,
+) => Promise<StepResult>
+
 /**
  * The nodes in an order where every node comes after the nodes that feed it (its edges), and
  * otherwise in the flow's own order. Authoring refuses loops; should one slip through, the nodes
@@ -134,11 +141,7 @@ function fromOutcome(
   }
 }
 
-async function runModelNode(
-  ctx: StepContext,
-  node: StoredNode,
-  input: Record<string, unknown>,
-): Promise<StepResult> {
+const runModelNode: RunNode = async (ctx, node, input) => {
   const model = node.model_id === null ? undefined : findModel(node.model_id)
   if (!model) {
     return failedStep({
@@ -195,11 +198,7 @@ async function runModelNode(
   }
 }
 
-async function runSubFlow(
-  ctx: StepContext,
-  node: StoredNode,
-  input: Record<string, unknown>,
-): Promise<StepResult> {
+const runSubFlow: RunNode = async (ctx, node, input) => {
   const flowId = node.sub_flow_id ?? ''
   const flow = ctx.services.store.get<StoredFlow>(AUTHORING_COLLECTIONS.flows, flowId, ctx.orgId)
   if (!flow) {
@@ -227,11 +226,7 @@ async function runSubFlow(
   return fromOutcome(`sub-flow ${JSON.stringify(flow.name)}`, outcome, labels)
 }
 
-async function runWorkflowNode(
-  ctx: StepContext,
-  node: StoredNode,
-  input: Record<string, unknown>,
-): Promise<StepResult> {
+const runWorkflowNode: RunNode = async (ctx, node, input) => {
   const id = node.wfengine_workflow_id ?? ''
   const workflow = ctx.services.store.get<Workflow>(
     AUTHORING_COLLECTIONS.workflows,

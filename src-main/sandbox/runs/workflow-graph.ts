@@ -1,16 +1,8 @@
 import type { Workflow } from '../../../src-shared/api'
 import { estimateCost, findModel, type CatalogModel } from '../models'
 import { runModelStep } from './model-target'
-import {
-  checkPorts,
-  failedStep,
-  stoppedFailure,
-  addNodeWork,
-  startOutcome,
-  type GraphOutcome,
-  type StepContext,
-  type StepResult,
-} from './steps'
+import { addNodeWork, checkPorts, failedStep, startOutcome, stoppedFailure } from './steps'
+import type { GraphOutcome, StepContext, StepResult } from './steps'
 import { asModelInput, isRecord, isStoredFile, nodeSeed } from './values'
 import { feedersFirst } from './order'
 
@@ -202,8 +194,7 @@ async function runNode(
         height: dimension(latent.height, 512),
         prompt: text(fed.positive),
         negative_prompt: text(fed.negative),
-        seed:
-          Number.isSafeInteger(seed) && (seed as number) >= 0 ? seed : nodeSeed(ctx.seed, node.id),
+        seed: engineSeed(seed) ?? nodeSeed(ctx.seed, node.id),
       }
       return carry(settings, settings)
     }
@@ -271,6 +262,16 @@ function applyInputs(
     // A value given for a field overrides the connection that fed it.
     Reflect.deleteProperty(node.links, port.wfengine_field_name)
   }
+}
+
+/**
+ * A workflow's seed in the range the picture models take (0 to 2^32 - 1). ComfyUI's samplers take
+ * seeds up to 2^64, and imported workflows carry such seeds: the same seed still makes the same
+ * picture, where refusing it would fail every run of a real-world workflow.
+ */
+function engineSeed(seed: unknown): number | null {
+  if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0) return null
+  return seed % 2 ** 32
 }
 
 /** Text input values, for a picture the graph itself does not render. */

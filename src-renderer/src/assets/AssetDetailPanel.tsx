@@ -1,6 +1,10 @@
+import { useEffect, useState, type KeyboardEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { MediaImage } from '../components/MediaImage'
+import { OpenInEditor } from '../shell/OpenInEditor'
 import { useAppStore } from '../store'
+import { assetNameProblem, renameAsset } from './renameAsset'
+import { UseInFlow } from './UseInFlow'
 import { bytesWords, dateWords, durationWords } from './words'
 
 /** One asset: its picture, what it is, and the runs that used it as an input. */
@@ -34,7 +38,7 @@ export function AssetDetailPanel() {
   return (
     <aside className="asset-detail" aria-label={`Asset ${detail.name}`}>
       <div className="asset-detail-head">
-        <h2 title={detail.name}>{detail.name}</h2>
+        <AssetName key={detail.id} id={detail.id} name={detail.name} />
         <button
           type="button"
           className="small-button"
@@ -57,6 +61,16 @@ export function AssetDetailPanel() {
           <div className="asset-thumb placeholder">No preview for {detail.mediaType}</div>
         )}
       </div>
+      {detail.pendingRename ? (
+        <p
+          className={`asset-rename-note ${detail.pendingRename.state}`}
+          role={detail.pendingRename.state === 'refused' ? 'alert' : 'status'}
+        >
+          {detail.pendingRename.state === 'waiting'
+            ? 'The new name is not sent yet: it will be, once Atelier is back online.'
+            : `The service refused the name "${detail.pendingRename.name}": ${detail.pendingRename.message ?? 'try another name'}.`}
+        </p>
+      ) : null}
       <dl className="asset-facts">
         {facts.map(([term, value]) => (
           <div key={term}>
@@ -93,6 +107,7 @@ export function AssetDetailPanel() {
         )}
       </section>
       <div className="asset-detail-actions">
+        {isImage ? <UseInFlow assetId={detail.id} assetName={detail.name} /> : null}
         {detail.url ? (
           // The service's own address for the file, fresh for a while: the browser saves it.
           <a className="small-button" href={detail.url} download={detail.name}>
@@ -103,6 +118,9 @@ export function AssetDetailPanel() {
             To download it, sync while online: the file’s address has expired.
           </p>
         )}
+        {detail.contentType.startsWith('image/') ? (
+          <OpenInEditor source={{ assetId: detail.id }} />
+        ) : null}
         <button
           type="button"
           className="small-button danger"
@@ -117,5 +135,97 @@ export function AssetDetailPanel() {
         </button>
       </div>
     </aside>
+  )
+}
+
+/**
+ * The asset's name, a button that turns into a field: Enter keeps the new name, Escape the old
+ * one. F2 anywhere outside a field starts it, as in a desktop file manager.
+ */
+function AssetName({ id, name }: { id: string; name: string }) {
+  const [draft, setDraft] = useState<string | null>(null)
+  const problem = draft === null ? null : assetNameProblem(draft)
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== 'F2' || draft !== null) return
+      const target = event.target as HTMLElement | null
+      if (target?.closest('input, textarea, select, [contenteditable="true"]')) return
+      event.preventDefault()
+      setDraft(name)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => {
+      window.removeEventListener('keydown', onKey)
+    }
+  }, [draft, name])
+
+  if (draft === null) {
+    return (
+      <h2 title={name}>
+        <button
+          type="button"
+          className="asset-name-button"
+          title="Rename (F2)"
+          onClick={() => {
+            setDraft(name)
+          }}
+        >
+          {name}
+        </button>
+      </h2>
+    )
+  }
+  const save = () => {
+    if (problem !== null) return
+    setDraft(null)
+    void renameAsset(id, draft, name)
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'Enter') {
+      event.preventDefault()
+      save()
+    } else if (event.key === 'Escape') {
+      event.preventDefault()
+      event.stopPropagation()
+      setDraft(null)
+    }
+  }
+  return (
+    <div className="asset-name-edit">
+      <input
+        // The field appears because the person asked to rename: typing goes straight in.
+        autoFocus
+        aria-label="Asset name"
+        aria-invalid={problem !== null}
+        aria-describedby={problem === null ? undefined : `asset-name-problem-${id}`}
+        value={draft}
+        onChange={(event) => {
+          setDraft(event.target.value)
+        }}
+        onKeyDown={onKeyDown}
+        onFocus={(event) => {
+          // The name without its extension is selected, as a file manager does.
+          const dot = event.target.value.lastIndexOf('.')
+          event.target.setSelectionRange(0, dot > 0 ? dot : event.target.value.length)
+        }}
+      />
+      <button type="button" className="small-button" disabled={problem !== null} onClick={save}>
+        Rename
+      </button>
+      <button
+        type="button"
+        className="small-button"
+        onClick={() => {
+          setDraft(null)
+        }}
+      >
+        Cancel
+      </button>
+      {problem === null ? null : (
+        <p id={`asset-name-problem-${id}`} className="asset-name-problem" role="alert">
+          {problem}
+        </p>
+      )}
+    </div>
   )
 }

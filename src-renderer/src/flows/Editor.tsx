@@ -11,9 +11,11 @@ import { Inspector } from './inspector'
 import { Palette } from './Palette'
 import { QueuedRun, QueueOfflineRun } from './QueuedRun'
 import { RunForm, type RunRequest } from './RunForm'
+import { FlowRuns } from './FlowRuns'
 import { Versions } from './Versions'
 import { shortcutHint, shortcutOf, typingInField, type ShortcutId } from '../shell/shortcuts'
 import { creditsWords } from './words'
+import { plural } from '../../../src-shared/domain/plural'
 
 /** The editor's own shortcuts (the help sheet lists them from the same table). */
 const EDITOR_SHORTCUTS = [
@@ -77,12 +79,16 @@ function useEditorKeys() {
   }, [])
 }
 
+/**
+ * The save state in one or two words, so the toolbar never cuts it at 1440 px (it read "A…"):
+ * a word and an icon (flows.css) shown, the whole sentence as its title.
+ */
 const SAVE_WORDS = {
-  saved: 'All changes saved',
-  pending: 'Unsaved changes…',
-  saving: 'Saving…',
-  failed: 'Not saved',
-  conflict: 'Not saved: changed elsewhere',
+  saved: { word: 'Saved', sentence: 'All changes saved' },
+  pending: { word: 'Unsaved', sentence: 'Unsaved changes, saved in a moment' },
+  saving: { word: 'Saving…', sentence: 'Saving your changes…' },
+  failed: { word: 'Not saved', sentence: 'Not saved: the last save failed' },
+  conflict: { word: 'Not saved', sentence: 'Not saved: changed elsewhere' },
 } as const
 
 function FlowName() {
@@ -179,8 +185,14 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
   const short =
     estimate !== undefined && state.balanceMicro !== null ? estimate > state.balanceMicro : false
   const problemCount = check?.problems.length ?? 0
+  // Nodes the cache will answer cost nothing: said, so that a low estimate is not a surprise.
+  const fromCache = check?.cachedNodes
+    ? ` (${plural(check.cachedNodes, 'node')} from the cache)`
+    : ''
   const estimateWords =
-    (estimate === undefined ? 'Estimate unknown' : `Estimate ${creditsWords(estimate)}`) +
+    (estimate === undefined
+      ? 'Estimate unknown'
+      : `Estimate ${creditsWords(estimate)}${fromCache}`) +
     (state.balanceMicro !== null ? ` · balance ${creditsWords(state.balanceMicro)}` : '')
   return (
     <div className="flow-toolbar" role="toolbar" aria-label="Flow editor">
@@ -198,9 +210,9 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
         <span
           className={`save-state ${state.saveStatus}`}
           data-testid="save-state"
-          title={state.saveProblem ?? undefined}
+          title={state.saveProblem ?? SAVE_WORDS[state.saveStatus].sentence}
         >
-          {SAVE_WORDS[state.saveStatus]}
+          {SAVE_WORDS[state.saveStatus].word}
           {state.saveStatus === 'failed' ? (
             <button
               type="button"
@@ -249,6 +261,7 @@ function Toolbar({ onRun }: { onRun: (request: RunRequest) => void }) {
         Tidy up
       </button>
       <Versions />
+      <FlowRuns />
       <span
         className={problemCount > 0 ? 'check-summary has-problems' : 'check-summary'}
         data-testid="check-summary"

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { FlowSource, FlowSummary } from '../../../src-shared/domain/flow-editor'
-import { ago } from '../shell/syncWords'
 import { useAppStore } from '../store'
 import { NOT_CONNECTED } from '../store/flows'
 import { downloadText } from './download'
+import { importComfyFile, isComfyFile } from './importWorkflow'
 import { editorScreen } from './lazyEditor'
+import { changedWords } from './words'
 
 const SECTIONS: { source: FlowSource; title: string; empty: string }[] = [
   {
@@ -88,7 +89,7 @@ function FlowRow({ flow, now }: { flow: FlowSummary; now: number }) {
         )}
         <span className="muted flow-row-meta">
           {flow.nodeCount === 1 ? '1 node' : `${flow.nodeCount} nodes`} · changed{' '}
-          {ago(flow.updatedMs, now)}
+          {changedWords(flow.updatedMs, now)}
         </span>
         {flow.description ? <p className="muted flow-row-description">{flow.description}</p> : null}
       </div>
@@ -236,12 +237,12 @@ export function FlowList() {
             file.current?.click()
           }}
         >
-          Import a flow file…
+          Import a flow or ComfyUI file…
         </button>
         <input
           ref={file}
           type="file"
-          accept=".json,application/json"
+          accept=".json,application/json,.png,image/png,.webp,image/webp"
           hidden
           data-testid="import-file"
           onChange={(event) => {
@@ -250,7 +251,12 @@ export function FlowList() {
             if (!chosen) return
             void chosen
               .text()
-              .then((text) => importFlow(text))
+              // A ComfyUI workflow (or a picture carrying one) becomes a workflow, not a flow.
+              .then((text) =>
+                isComfyFile(chosen, text)
+                  ? importComfyFile(chosen).then(() => null)
+                  : importFlow(text),
+              )
               .then((imported) => {
                 if (imported) void openFlow(imported.id)
               })

@@ -2,7 +2,7 @@ import { Panel, useReactFlow, useStore, type ReactFlowState } from '@xyflow/reac
 import { memo, useMemo, useRef, type PointerEvent, type WheelEvent } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
-import type { CanvasEdge, CanvasNode, Size } from './document'
+import { DEFAULT_NODE_WIDTH, type CanvasEdge, type CanvasNode, type Size } from './document'
 
 const WIDTH = 200
 const HEIGHT = 150
@@ -74,7 +74,8 @@ export function Minimap() {
         return {
           x: node.position.x,
           y: node.position.y,
-          width: size?.width ?? node.width ?? 0,
+          // Not measured yet: drawn at the width it will have, not as a sliver.
+          width: size?.width ?? node.width ?? DEFAULT_NODE_WIDTH,
           height: size?.height ?? UNMEASURED_HEIGHT,
         }
       }),

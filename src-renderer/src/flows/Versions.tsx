@@ -1,9 +1,8 @@
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
-
-const when = (ms: number) =>
-  new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+import { usePlacedUnder } from './placedUnder'
+import { momentWords } from './words'
 
 /** Named versions of the open flow: keep one, list them, go back to one. */
 export function Versions() {
@@ -16,11 +15,22 @@ export function Versions() {
   )
   const [name, setName] = useState('')
   const [busy, setBusy] = useState(false)
+  const [open, setOpen] = useState(false)
+  const summary = useRef<HTMLElement>(null)
+  const place = usePlacedUnder(open, summary)
   if (!editor) return null
   return (
-    <details className="versions">
-      <summary className="small-button">Versions ({editor.versions.length})</summary>
-      <div className="versions-panel">
+    <details
+      className="versions"
+      open={open}
+      onToggle={(event) => {
+        setOpen(event.currentTarget.open)
+      }}
+    >
+      <summary ref={summary} className="small-button">
+        Versions ({editor.versions.length})
+      </summary>
+      <div className="versions-panel" style={place}>
         {editor.readOnly ? null : (
           <form
             className="versions-save"
@@ -58,7 +68,7 @@ export function Versions() {
               <li key={version.version} data-testid={`version-${version.version}`}>
                 <span>
                   <strong>{version.name}</strong>
-                  <span className="muted"> · {when(version.createdMs)}</span>
+                  <span className="muted"> · {momentWords(version.createdMs)}</span>
                 </span>
                 {editor.readOnly ? null : (
                   <button

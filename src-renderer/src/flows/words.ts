@@ -10,6 +10,11 @@ export function creditsWords(micro: number | null | undefined): string {
 }
 
 /** "4 s", "1 min 05 s": how long a node has been running. */
+/** A moment in a list of versions or runs: date and time, in the person's own words. */
+export function momentWords(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+}
+
 export function elapsedWords(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000))
   if (seconds < 60) return `${seconds} s`
@@ -64,4 +69,32 @@ export function subFlowWords(progress: SubFlowProgress): string {
   if (progress.failed > 0) parts.push(`${progress.failed} failed`)
   if (progress.running > 0) parts.push(`${progress.running} running`)
   return parts.join(' · ')
+}
+
+const HOUR_MS = 60 * 60 * 1000
+const DAY_MS = 24 * HOUR_MS
+
+/**
+ * When a flow changed, the one way every place says it: "just now", "5 min ago", "3 h ago",
+ * "yesterday", then "on Jan 1". A time at exactly midnight UTC is a date without a time (how
+ * templates are dated): it is that calendar day everywhere, so it is read in UTC; read in local
+ * time it became "Dec 31" west of Greenwich while the template says Jan 1.
+ */
+export function changedWords(at: number, now: number): string {
+  const dateOnly = at % DAY_MS === 0
+  const elapsed = Math.max(0, now - at)
+  if (!dateOnly) {
+    if (elapsed < 60_000) return 'just now'
+    if (elapsed < HOUR_MS) return `${Math.floor(elapsed / 60_000)} min ago`
+    if (elapsed < DAY_MS) return `${Math.floor(elapsed / HOUR_MS)} h ago`
+    if (elapsed < 2 * DAY_MS) return 'yesterday'
+  }
+  const sameYear = new Date(at).getUTCFullYear() === new Date(now).getUTCFullYear()
+  const date = new Date(at).toLocaleDateString('en-US', {
+    day: 'numeric',
+    month: 'short',
+    ...(sameYear ? {} : { year: 'numeric' }),
+    ...(dateOnly ? { timeZone: 'UTC' } : {}),
+  })
+  return `on ${date}`
 }

@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useAppStore } from '../store'
 import { CommandPalette } from './CommandPalette'
+import { FileDrop } from './FileDrop'
 import { LazyBoundary, Pending } from './lazy'
 import { SECTION_SCREENS } from './sectionScreens'
 import { SECTION_COPY } from './sections'
@@ -95,6 +96,7 @@ export function App() {
       <Toasts />
       <CommandPalette />
       <ShortcutsHelp />
+      <FileDrop />
     </div>
   )
 }

@@ -188,7 +188,7 @@ export const createBackgroundSlice: SliceWithApi<BackgroundSlice> = (atelier) =>
       if (event.type !== 'flow-finished') return
       const flowId = flowOfRun.get(flowRunId)
       flowOfRun.delete(flowRunId)
-      void get().loadAccount()
+      // No balance asked here: main reads it once after the run and tells it (`account.changed`).
       const state = get()
       // Its editor shows the run's end by itself.
       if (state.section === 'flows' && state.run?.flowRunId === flowRunId) return

@@ -13,6 +13,7 @@ import {
   nodeFromPalette,
   pasteNodes,
   removeNodes,
+  setInputValue,
   ungroup,
   type autoLayout,
   type CanvasNode,
@@ -20,6 +21,7 @@ import {
   type EditorDoc,
   type Size,
 } from '../flows/document'
+import { makeRoom } from '../flows/document/makeRoom'
 import { editorHistory } from './editorHistory'
 import type { AppState } from './index'
 import type { StateCreator } from 'zustand'
@@ -39,6 +41,9 @@ export interface EditMerge {
 /** Typing into one field within this time is one undo step. */
 export const TYPING_MERGE_MS = 1000
 
+/** The undo step "Make room for previews": the moves made for nodes a run's previews grew. */
+const MAKE_ROOM_KEY = 'make-room-for-previews'
+
 /** The document being edited, what is selected in it, and the clipboard; undo and redo. */
 export interface EditorDocumentSlice {
   /** The document being edited; every change of it is one undo step. */
@@ -57,6 +62,11 @@ export interface EditorDocumentSlice {
   applyEdgeChanges: (changes: EdgeChange[]) => void
   connectPorts: (connection: Connection) => void
   addPaletteNode: (item: PaletteItem, position?: XYPosition) => void
+  /**
+   * An Image input node holding an asset ("Use in a flow" of the Assets section), named after
+   * it and selected. False when no flow is open for editing or the palette has no Image node.
+   */
+  addAssetNode: (asset: { id: string; name: string }, position?: XYPosition) => Promise<boolean>
   select: (selection: Partial<EditorSelection>) => void
   /** Deletes the selected nodes and edges; a selected group loses its frame, not its nodes. */
   deleteSelection: () => void
@@ -124,6 +134,23 @@ export const createEditorDocumentSlice: StateCreator<AppState, [], [], EditorDoc
     })
   }
 
+  /**
+   * Nodes that grew (a run's preview appeared) push aside the neighbours they would now cover.
+   * A layout change, so it is saved, as one undo step however many previews arrive one by one
+   * (the same merge key until the person edits something else). Not while a drag lasts: the
+   * dragged node is where the pointer puts it.
+   */
+  const makeRoomFor = (before: Record<string, Size>, after: Record<string, Size>) => {
+    const doc = editable()
+    if (!doc || dragKey !== null) return
+    const moved = makeRoom(doc, before, after)
+    if (moved.size === 0) return
+    get().editDoc((current) => moveNodes(current, moved), {
+      key: MAKE_ROOM_KEY,
+      windowMs: Number.POSITIVE_INFINITY,
+    })
+  }
+
   return {
     doc: null,
     selection: NO_SELECTION,
@@ -145,7 +172,11 @@ export const createEditorDocumentSlice: StateCreator<AppState, [], [], EditorDoc
 
     applyNodeChanges: (changes) => {
       const { positions, dragEnded, measured, selected, removed } = readNodeChanges(changes, get())
-      if (measured) set({ measured })
+      if (measured) {
+        const before = get().measured
+        set({ measured })
+        makeRoomFor(before, measured)
+      }
       if (selected) set({ selection: { ...get().selection, nodeIds: [...selected] } })
       if (positions.size > 0) {
         // One drag, however many moves it reports, is one undo step.
@@ -184,6 +215,28 @@ export const createEditorDocumentSlice: StateCreator<AppState, [], [], EditorDoc
       const node = nodeFromPalette(doc.nodes, item, at)
       get().editDoc((current) => addNodes(current, [node]))
       set({ selection: { nodeIds: [node.id], edgeIds: [], groupIds: [] } })
+    },
+
+    addAssetNode: async (asset, position) => {
+      await get().loadPalette()
+      const image = get().palette?.find(
+        (item) => item.kind === 'builtin' && item.target === 'image',
+      )
+      const doc = editable()
+      if (!image || !doc) return false
+      const node = nodeFromPalette(
+        doc.nodes,
+        { ...image, name: asset.name },
+        position ?? nextFreeSpot(doc.nodes),
+      )
+      const value = node.data.record.inputs?.find((input) => input.name === 'value')
+      if (!value) return false
+      // One undo step: the node arrives with its asset.
+      get().editDoc((current) =>
+        setInputValue(addNodes(current, [node]), node.id, value.id, asset.id),
+      )
+      set({ selection: { nodeIds: [node.id], edgeIds: [], groupIds: [] } })
+      return true
     },
 
     select: (selection) => {

@@ -1,3 +1,4 @@
+import type { FlowRunSummary } from '../../../src-shared/domain/flow-editor'
 import type { FlowRunEvent } from '../../../src-shared/domain/flow-run'
 import {
   applyNodeEvent,
@@ -47,7 +48,12 @@ export interface EditorRunSlice {
    * Runs the interrupted run again under its id (`canResume`): what succeeded is kept, and what
    * was being sent is looked up first, so nothing is paid twice.
    */
-  resumeRun: () => Promise<boolean>
+  resumeRun: (flowRunId?: string) => Promise<boolean>
+  /** The open flow's runs on this computer, newest first (`loadFlowRunHistory`); null: not read. */
+  flowRunHistory: FlowRunSummary[] | null
+  /** Why the history could not be read, in plain words. */
+  flowRunHistoryProblem: string | null
+  loadFlowRunHistory: () => Promise<void>
   /** What the last run refused as offline asked for: it can be queued until the service is back. */
   offlineRefusal: RunOptions | null
   /** The one run waiting for the service to be back (`QueuedRun` starts it); null when none. */
@@ -72,6 +78,8 @@ const NO_RUN = {
   runFingerprints: null,
   offlineRefusal: null,
   queuedRun: null,
+  flowRunHistory: null,
+  flowRunHistoryProblem: null,
 } satisfies Partial<EditorRunSlice>
 
 export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (set, get) => {
@@ -200,12 +208,14 @@ export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (
       set({ queuedRun: null })
     },
 
-    resumeRun: async () => {
+    resumeRun: async (fromHistory) => {
       const api = atelier()
       const { doc, run, runPhase } = get()
-      if (!api || !doc || !run || runPhase !== 'ended' || !canResume(get())) return false
+      // One from the history: the main process knows whether it can be resumed, and says why not.
+      const flowRunId = fromHistory ?? (canResume(get()) ? run?.flowRunId : undefined)
+      const busy = runPhase === 'starting' || runPhase === 'running' || runPhase === 'canceling'
+      if (!api || !doc || flowRunId === undefined || busy) return false
       listen()
-      const flowRunId = run.flowRunId
       // Its events come under the same id: heard from the first one on.
       currentRunId = flowRunId
       early.clear()
@@ -226,6 +236,17 @@ export const createEditorRunSlice: SliceWithApi<EditorRunSlice> = (atelier) => (
       }
       if (get().runPhase === 'starting') set({ runPhase: 'running' })
       return true
+    },
+
+    loadFlowRunHistory: async () => {
+      const api = atelier()
+      const flowId = get().editor?.id
+      if (!api || flowId === undefined) return
+      const result = await api.flows.runs({ id: flowId })
+      // The flow may have been closed or another opened meanwhile.
+      if (get().editor?.id !== flowId) return
+      if (result.ok) set({ flowRunHistory: result.value, flowRunHistoryProblem: null })
+      else set({ flowRunHistoryProblem: errorText(result.error) })
     },
 
     clearRun: () => {

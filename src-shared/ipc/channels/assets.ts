@@ -10,6 +10,7 @@ export const ASSETS_CHANNELS = [
   'assets.move',
   'assets.delete',
   'assets.undoDelete',
+  'assets.rename',
   'uploads.start',
   'uploads.pause',
   'uploads.resume',

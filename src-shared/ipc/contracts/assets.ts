@@ -39,6 +39,11 @@ export const assetsContract = {
   /** Hidden at once, sent a few seconds later unless `assets.undoDelete` comes first. */
   'assets.delete': channel<HeldDelete>()(assets.ids),
   'assets.undoDelete': channel<null>()(assets.undo),
+  /**
+   * Kept in the outbox and sent at once when online: the answer shows the new name either way,
+   * marked `pendingRename` until the service has it (offline, after the next sync).
+   */
+  'assets.rename': channel<AssetDetail>()(assets.rename),
   /** Uploads a local folder; its progress follows as `uploads.progress`. */
   'uploads.start': channel<UploadSummary>()(uploads.start),
   'uploads.pause': channel<UploadSummary>()(uploads.id),

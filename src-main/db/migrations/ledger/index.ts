@@ -5,6 +5,7 @@ import { outboxAnswers } from './0003-outbox-answers'
 import { flowRuns } from './0004-flow-runs'
 import { localFlows } from './0005-local-flows'
 import { namedFileUploads } from './0006-named-files'
+import { flowDocuments } from './0007-flow-documents'
 
 /**
  * The ledger's schema: what only this machine knows and the service cannot give back — run
@@ -26,4 +27,5 @@ export const LEDGER_MIGRATIONS: readonly Migration[] = [
   flowRuns,
   localFlows,
   namedFileUploads,
+  flowDocuments,
 ]

@@ -1,4 +1,4 @@
-import type { Flow, FlowNode } from '../../../../src-shared/api'
+import type { Flow, FlowNode, FlowNodeInput, ModelInput } from '../../../../src-shared/api'
 import {
   isNodeKind,
   NODE_KINDS,
@@ -213,17 +213,16 @@ const target = (
   listInputs: readonly string[] = [],
 ): Target => ({ title, inputs, outputs, otherInputs, listInputs: new Set(listInputs) })
 
-/** A port as the catalog's records of each kind spell it: a model input, a flow output… */
-interface PortLike {
-  name: string
-  variable_type_code: string
-  validator_code: string | null
-  validator_attrs: { [key: string]: unknown } | null
-  is_required?: boolean
-  default_value?: unknown
-  behavior_code?: string | null
-  default_behavior_code?: string | null
-}
+/**
+ * A port as the catalog's records of each kind spell it (a model input, a flow output…): the
+ * fields of the contract's node input they all have, and those only some have.
+ */
+type PortLike = Pick<
+  FlowNodeInput,
+  'name' | 'variable_type_code' | 'validator_code' | 'validator_attrs'
+> &
+  Partial<Pick<FlowNodeInput, 'is_required' | 'default_value' | 'behavior_code'>> &
+  Partial<Pick<ModelInput, 'default_behavior_code'>>
 
 const toPort = (port: PortLike): Port => ({
   name: port.name,

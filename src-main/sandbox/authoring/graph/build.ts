@@ -1,5 +1,6 @@
 import type { FieldProblem } from '../../errors'
 import { isCatalogCode } from '../../models'
+import { stampRecord } from './stamp'
 import type { GraphContext, RecordKind } from './types'
 
 /**
@@ -51,19 +52,8 @@ export function startBuild(context: GraphContext): GraphBuild {
     return given
   }
 
-  const stamp = <T extends object>(
-    kind: RecordKind,
-    id: string,
-    build: (createdAt: string, updatedAt: string) => T,
-  ): T => {
-    const before = context.existing.get(`${kind}:${id}`)
-    if (!before) return build(context.now, context.now)
-    const kept = build(before.created_at, before.updated_at)
-    // An untouched record keeps its updated_at, so incremental sync does not fetch it again.
-    return JSON.stringify(kept) === JSON.stringify(before)
-      ? kept
-      : build(before.created_at, context.now)
-  }
+  const stamp: GraphBuild['stamp'] = (kind, id, build) =>
+    stampRecord(context.existing.get(`${kind}:${id}`), context.now, build)
 
   const checkCode: GraphBuild['checkCode'] = (catalog, code, field) => {
     if (code === undefined || code === null || isCatalogCode(catalog, code)) return

@@ -1,4 +1,5 @@
 import type { FlowInput, FlowOutput } from '../../../../src-shared/api'
+import { portRecord, type PortItem } from '../port-record'
 import type { GraphBuild } from './build'
 import type { GraphBody } from './types'
 
@@ -16,45 +17,22 @@ export function buildFlowPorts(
   const outputBodies = body.outputs ?? []
   build.uniqueNames(inputBodies, 'inputs', 'flow input')
   build.uniqueNames(outputBodies, 'outputs', 'flow output')
-  const inputs: FlowInput[] = inputBodies.map((item, index) => {
-    const path = `inputs.${index}`
+  const port = <K extends 'flow input' | 'flow output'>(
+    kind: K,
+    item: PortItem<K>,
+    index: number,
+  ) => {
+    const side = kind === 'flow input' ? 'input' : 'output'
+    const path = `${side}s.${index}`
     checkCode('variable-types', item.variable_type_code, `${path}.variable_type_code`)
     checkCode('validators', item.validator_code, `${path}.validator_code`)
     const id = idOf(item.id, path)
-    return stamp('input', id, (created_at, updated_at) => ({
-      id,
-      flow_id: context.flowId,
-      name: item.name,
-      display_name: item.display_name ?? null,
-      description: item.description ?? null,
-      variable_type_code: item.variable_type_code,
-      validator_code: item.validator_code ?? null,
-      validator_attrs: item.validator_attrs ?? null,
-      is_required: item.is_required ?? false,
-      default_value: item.default_value ?? null,
-      sort_order: item.sort_order ?? 0,
-      created_at,
-      updated_at,
-    }))
-  })
-  const outputs: FlowOutput[] = outputBodies.map((item, index) => {
-    const path = `outputs.${index}`
-    checkCode('variable-types', item.variable_type_code, `${path}.variable_type_code`)
-    checkCode('validators', item.validator_code, `${path}.validator_code`)
-    const id = idOf(item.id, path)
-    return stamp('output', id, (created_at, updated_at) => ({
-      id,
-      flow_id: context.flowId,
-      name: item.name,
-      display_name: item.display_name ?? null,
-      description: item.description ?? null,
-      variable_type_code: item.variable_type_code,
-      validator_code: item.validator_code ?? null,
-      validator_attrs: item.validator_attrs ?? null,
-      sort_order: item.sort_order ?? 0,
-      created_at,
-      updated_at,
-    }))
-  })
-  return { inputs, outputs }
+    return stamp(side, id, (created_at, updated_at) =>
+      portRecord(kind, { id, ownerId: context.flowId }, item, { created_at, updated_at }),
+    )
+  }
+  return {
+    inputs: inputBodies.map((item, index) => port('flow input', item, index)),
+    outputs: outputBodies.map((item, index) => port('flow output', item, index)),
+  }
 }

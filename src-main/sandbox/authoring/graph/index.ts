@@ -17,6 +17,7 @@ export type {
   StoredNode,
   StoredRecord,
 } from './types'
+export { stampRecord } from './stamp'
 export { NODE_TYPE_CODES } from './targets'
 export { typesConnect } from './type-family'
 

@@ -1,4 +1,10 @@
-import type { FlowNodeCreate, FlowNodeInput, FlowNodeOutput } from '../../../../src-shared/api'
+import type {
+  FlowNodeCreate,
+  FlowNodeInput,
+  FlowNodeInputCreate,
+  FlowNodeOutput,
+  FlowNodeOutputCreate,
+} from '../../../../src-shared/api'
 import { firstFreeSlug, slugify } from '../slug'
 import type { GraphBuild } from './build'
 import { typesConnect } from './type-family'
@@ -46,8 +52,7 @@ export function buildNodes(
       node.slug ??
       firstFreeSlug(slugify(node.label, 'node'), (candidate) => usedSlugs.has(candidate))
     usedSlugs.add(slug)
-    const inputs = buildNodeInputs(build, node, path, id, target)
-    const outputs = buildNodeOutputs(build, node, path, id, target)
+    const { inputs, outputs } = buildNodePorts(build, node, path, id, target)
     return build.stamp('node', id, (created_at, updated_at) => ({
       id,
       flow_id: build.context.flowId,
@@ -72,26 +77,43 @@ export function buildNodes(
   })
 }
 
-function buildNodeInputs(
+/**
+ * A node's inputs and outputs. Each is checked against the port of the same name on what the node
+ * runs, and takes from it what the request leaves out.
+ */
+function buildNodePorts(
   build: GraphBuild,
   node: FlowNodeCreate,
   path: string,
   nodeId: string,
   target: NodeTarget | undefined,
-): FlowNodeInput[] {
+): { inputs: FlowNodeInput[]; outputs: FlowNodeOutput[] } {
   const { checkCode } = build
-  return (node.inputs ?? []).map((item, j) => {
-    const field = `${path}.inputs.${j}`
+  /** Checks one port and gives the fields node inputs and outputs share, in their stored order. */
+  const portOf = (
+    side: 'input' | 'output',
+    item: FlowNodeInputCreate | FlowNodeOutputCreate,
+    field: string,
+  ) => {
     checkCode('variable-types', item.variable_type_code, `${field}.variable_type_code`)
     checkCode('validators', item.validator_code, `${field}.validator_code`)
-    checkCode('variable-behaviors', item.behavior_code, `${field}.behavior_code`)
-    const port = checkPort(build, target?.inputs, item, field, {
-      what: 'an input',
-      title: target?.title ?? '',
-      open: target?.otherInputs ?? false,
-    })
+    if (side === 'input') {
+      const behavior = (item as FlowNodeInputCreate).behavior_code
+      checkCode('variable-behaviors', behavior, `${field}.behavior_code`)
+    }
+    const port = checkPort(
+      build,
+      side === 'input' ? target?.inputs : target?.outputs,
+      item,
+      field,
+      {
+        what: `an ${side}`,
+        title: target?.title ?? '',
+        open: side === 'input' && (target?.otherInputs ?? false),
+      },
+    )
     const id = build.idOf(item.id, field)
-    return build.stamp('node_input', id, (created_at, updated_at) => ({
+    const shared = {
       id,
       flow_node_id: nodeId,
       name: item.name,
@@ -99,6 +121,13 @@ function buildNodeInputs(
       variable_type_code: item.variable_type_code,
       validator_code: item.validator_code ?? port?.validator_code ?? null,
       validator_attrs: item.validator_attrs ?? port?.validator_attrs ?? null,
+    }
+    return { id, port, shared }
+  }
+  const inputs = (node.inputs ?? []).map((item, j) => {
+    const { id, port, shared } = portOf('input', item, `${path}.inputs.${j}`)
+    return build.stamp('node_input', id, (created_at, updated_at) => ({
+      ...shared,
       is_required: item.is_required ?? port?.is_required ?? false,
       default_value: item.default_value ?? port?.default_value ?? null,
       sort_order: item.sort_order ?? 0,
@@ -112,39 +141,16 @@ function buildNodeInputs(
       updated_at,
     }))
   })
-}
-
-function buildNodeOutputs(
-  build: GraphBuild,
-  node: FlowNodeCreate,
-  path: string,
-  nodeId: string,
-  target: NodeTarget | undefined,
-): FlowNodeOutput[] {
-  const { checkCode } = build
-  return (node.outputs ?? []).map((item, j) => {
-    const field = `${path}.outputs.${j}`
-    checkCode('variable-types', item.variable_type_code, `${field}.variable_type_code`)
-    checkCode('validators', item.validator_code, `${field}.validator_code`)
-    const port = checkPort(build, target?.outputs, item, field, {
-      what: 'an output',
-      title: target?.title ?? '',
-      open: false,
-    })
-    const id = build.idOf(item.id, field)
+  const outputs = (node.outputs ?? []).map((item, j) => {
+    const { id, shared } = portOf('output', item, `${path}.outputs.${j}`)
     return build.stamp('node_output', id, (created_at, updated_at) => ({
-      id,
-      flow_node_id: nodeId,
-      name: item.name,
-      display_name: item.display_name ?? port?.display_name ?? null,
-      variable_type_code: item.variable_type_code,
-      validator_code: item.validator_code ?? port?.validator_code ?? null,
-      validator_attrs: item.validator_attrs ?? port?.validator_attrs ?? null,
+      ...shared,
       sort_order: item.sort_order ?? 0,
       created_at,
       updated_at,
     }))
   })
+  return { inputs, outputs }
 }
 
 /**

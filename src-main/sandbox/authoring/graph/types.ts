@@ -1,17 +1,21 @@
-import type { FlowGraph, FlowInput, FlowNode, FlowOutput } from '../../../../src-shared/api'
+import type {
+  FlowGraph,
+  FlowInput,
+  FlowNode,
+  FlowNodeInput,
+  FlowOutput,
+} from '../../../../src-shared/api'
 import type { FieldProblem } from '../../errors'
 
-/** A port of what a node runs: a model input, a built-in's output, a sub-flow's flow input, … */
-export interface Port {
-  name: string
-  display_name: string | null
-  variable_type_code: string
-  validator_code: string | null
-  validator_attrs: { [key: string]: unknown } | null
-  is_required?: boolean
-  default_value?: unknown
-  behavior_code?: string | null
-}
+/**
+ * A port of what a node runs: a model input, a built-in's output, a sub-flow's flow input, …,
+ * spelt as the contract spells a node input, whose blanks it fills.
+ */
+export type Port = Pick<
+  FlowNodeInput,
+  'name' | 'display_name' | 'variable_type_code' | 'validator_code' | 'validator_attrs'
+> &
+  Partial<Pick<FlowNodeInput, 'is_required' | 'default_value' | 'behavior_code'>>
 
 /** What a node runs, as far as wiring it is concerned. */
 export interface NodeTarget {

@@ -1,4 +1,9 @@
-import type { FlowInput, FlowNodeOutput, FlowOutput } from '../../../../src-shared/api'
+import type {
+  FlowInput,
+  FlowNodeInput,
+  FlowNodeOutput,
+  FlowOutput,
+} from '../../../../src-shared/api'
 import type { GraphBuild } from './build'
 import { typesConnect } from './type-family'
 import type { StoredNode } from './types'
@@ -79,9 +84,13 @@ export function checkBindings(
   // Flow output name → the binding that fills it, across all nodes.
   const flowOutputFedBy = new Map<string, string>()
   nodes.forEach((node, index) => {
-    const path = `nodes.${index}.config`
-    checkFlowInputBindings(build, node, path, inputs)
-    checkFlowOutputBindings(build, node, path, outputs, flowOutputFedBy)
+    const at = { build, node, path: `nodes.${index}.config` }
+    eachBinding(at, 'input', node.inputs, inputs, (field, port, flowInput) => {
+      checkInputBinding(build, field, port, flowInput)
+    })
+    eachBinding(at, 'output', node.outputs, outputs, (field, port, flowOutput) => {
+      checkOutputBinding(build, field, port, flowOutput, flowOutputFedBy)
+    })
   })
 }
 
@@ -106,90 +115,89 @@ function bindings(
   return Object.entries(value)
 }
 
-function checkFlowInputBindings(
-  build: GraphBuild,
-  node: StoredNode,
-  path: string,
-  inputs: readonly FlowInput[],
+/**
+ * Calls `check` for each binding of `config.flow_inputs` or `config.flow_outputs` whose node port
+ * and flow port both exist, in the order given; a name that finds neither is refused here.
+ */
+function eachBinding<N extends { name: string }, F extends { name: string }>(
+  { build, node, path }: { build: GraphBuild; node: StoredNode; path: string },
+  side: 'input' | 'output',
+  nodePorts: readonly N[],
+  flowPorts: readonly F[],
+  check: (field: string, port: N, flowPort: F) => void,
 ) {
-  for (const [portName, flowName] of bindings(build, node, path, 'flow_inputs')) {
-    const field = `${path}.flow_inputs.${portName}`
-    const port = node.inputs.find((input) => input.name === portName)
-    const flowInput =
-      typeof flowName === 'string' ? inputs.find((i) => i.name === flowName) : undefined
+  const name = side === 'input' ? 'flow_inputs' : 'flow_outputs'
+  for (const [portName, flowName] of bindings(build, node, path, name)) {
+    const field = `${path}.${name}.${portName}`
+    const port = nodePorts.find((candidate) => candidate.name === portName)
+    const flowPort =
+      typeof flowName === 'string'
+        ? flowPorts.find((candidate) => candidate.name === flowName)
+        : undefined
     if (!port) {
       build.problem(
         field,
         'not_found',
-        `${field}: this node has no input named ${JSON.stringify(portName)}; add it to the node's inputs first.`,
+        `${field}: this node has no ${side} named ${JSON.stringify(portName)}; add it to the node's ${side}s first.`,
       )
-    } else if (!flowInput) {
+    } else if (!flowPort) {
       build.problem(
         field,
         'not_found',
-        `${field} must name one of the flow's inputs (${inputs.map((i) => i.name).join(', ') || 'none yet'}).`,
+        `${field} must name one of the flow's ${side}s (${flowPorts.map((p) => p.name).join(', ') || 'none yet'}).`,
       )
     } else {
-      if (port.source_output_id !== null) {
-        build.problem(
-          field,
-          'conflict',
-          `${field}: input ${JSON.stringify(portName)} is already connected (source_output_id); feed it from one place only.`,
-        )
-      }
-      if (!typesConnect(flowInput.variable_type_code, port.variable_type_code)) {
-        build.problem(
-          field,
-          'type_mismatch',
-          `${field} feeds the ${flowInput.variable_type_code} flow input ${JSON.stringify(flowInput.name)} to a ${port.variable_type_code} input.`,
-        )
-      }
+      check(field, port, flowPort)
     }
   }
 }
 
-function checkFlowOutputBindings(
+/** A node input fed by a flow input: not also by an edge, and with a type that connects. */
+function checkInputBinding(
   build: GraphBuild,
-  node: StoredNode,
-  path: string,
-  outputs: readonly FlowOutput[],
+  field: string,
+  port: FlowNodeInput,
+  flowInput: FlowInput,
+) {
+  if (port.source_output_id !== null) {
+    build.problem(
+      field,
+      'conflict',
+      `${field}: input ${JSON.stringify(port.name)} is already connected (source_output_id); feed it from one place only.`,
+    )
+  }
+  if (!typesConnect(flowInput.variable_type_code, port.variable_type_code)) {
+    build.problem(
+      field,
+      'type_mismatch',
+      `${field} feeds the ${flowInput.variable_type_code} flow input ${JSON.stringify(flowInput.name)} to a ${port.variable_type_code} input.`,
+    )
+  }
+}
+
+/** A flow output filled by a node output: by that one only, and with a type that connects. */
+function checkOutputBinding(
+  build: GraphBuild,
+  field: string,
+  port: FlowNodeOutput,
+  flowOutput: FlowOutput,
   flowOutputFedBy: Map<string, string>,
 ) {
-  for (const [portName, flowName] of bindings(build, node, path, 'flow_outputs')) {
-    const field = `${path}.flow_outputs.${portName}`
-    const port = node.outputs.find((output) => output.name === portName)
-    const flowOutput =
-      typeof flowName === 'string' ? outputs.find((o) => o.name === flowName) : undefined
-    if (!port) {
-      build.problem(
-        field,
-        'not_found',
-        `${field}: this node has no output named ${JSON.stringify(portName)}; add it to the node's outputs first.`,
-      )
-    } else if (!flowOutput) {
-      build.problem(
-        field,
-        'not_found',
-        `${field} must name one of the flow's outputs (${outputs.map((o) => o.name).join(', ') || 'none yet'}).`,
-      )
-    } else {
-      const earlier = flowOutputFedBy.get(flowOutput.name)
-      if (earlier) {
-        build.problem(
-          field,
-          'duplicate',
-          `${field}: flow output ${JSON.stringify(flowOutput.name)} is already filled by ${earlier}; a flow output takes one node output.`,
-        )
-      }
-      flowOutputFedBy.set(flowOutput.name, field)
-      if (!typesConnect(port.variable_type_code, flowOutput.variable_type_code)) {
-        build.problem(
-          field,
-          'type_mismatch',
-          `${field} fills the ${flowOutput.variable_type_code} flow output ${JSON.stringify(flowOutput.name)} with a ${port.variable_type_code} output.`,
-        )
-      }
-    }
+  const earlier = flowOutputFedBy.get(flowOutput.name)
+  if (earlier) {
+    build.problem(
+      field,
+      'duplicate',
+      `${field}: flow output ${JSON.stringify(flowOutput.name)} is already filled by ${earlier}; a flow output takes one node output.`,
+    )
+  }
+  flowOutputFedBy.set(flowOutput.name, field)
+  if (!typesConnect(port.variable_type_code, flowOutput.variable_type_code)) {
+    build.problem(
+      field,
+      'type_mismatch',
+      `${field} fills the ${flowOutput.variable_type_code} flow output ${JSON.stringify(flowOutput.name)} with a ${port.variable_type_code} output.`,
+    )
   }
 }
 

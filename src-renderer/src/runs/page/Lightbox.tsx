@@ -1,6 +1,10 @@
 import { useRef, useState, type PointerEvent, type WheelEvent } from 'react'
 import { MediaImage } from '../../components/MediaImage'
+import type { RemixSource } from '../../../../src-shared/domain/remix'
 import { Modal } from '../../shell/Modal'
+import { OpenInEditor } from '../../shell/OpenInEditor'
+import type { OutputExportRequest } from '../../../../src-shared/ipc/contracts/outputs'
+import { DownloadOutput } from './DownloadOutput'
 import type { RunMedia } from './media'
 
 const MIN_ZOOM = 0.25
@@ -15,7 +19,19 @@ interface View {
 const FIT: View = { zoom: 1, x: 0, y: 0 }
 
 /** One output over the whole window: wheel or buttons to zoom, drag to pan, Esc to close. */
-export function Lightbox({ media, onClose }: { media: RunMedia; onClose: () => void }) {
+export function Lightbox({
+  media,
+  onClose,
+  remix,
+  download,
+}: {
+  media: RunMedia
+  onClose: () => void
+  /** The output as a download asks for it: "Download" saves it with its record inside. */
+  download?: OutputExportRequest | undefined
+  /** The picture's record, when it has one: "Open in editor" is offered. */
+  remix?: RemixSource | undefined
+}) {
   const [view, setView] = useState<View>(FIT)
   const drag = useRef<{ x: number; y: number; from: View } | null>(null)
   const zoomBy = (factor: number) => {
@@ -77,6 +93,8 @@ export function Lightbox({ media, onClose }: { media: RunMedia; onClose: () => v
         >
           Fit
         </button>
+        {remix ? <OpenInEditor source={remix} /> : null}
+        {download ? <DownloadOutput request={download} /> : null}
         <button type="button" className="small-button" onClick={onClose}>
           Close <kbd>Esc</kbd>
         </button>

@@ -4,6 +4,7 @@ import type { RunDetail } from '../../../../src-shared/domain/run-page'
 import { useAppStore } from '../../store'
 import { errorText } from '../../shell/errorWords'
 import { Modal } from '../../shell/Modal'
+import { OpenInEditor } from '../../shell/OpenInEditor'
 import { matches } from '../../shell/shortcuts'
 import { Deliveries } from './Deliveries'
 import { Inputs } from './Inputs'
@@ -262,6 +263,9 @@ function Header({
             {canceling ? 'Canceling…' : 'Cancel run'}
           </button>
         ) : null}
+        {finished && findMedia(run.output, 1).length > 0 ? (
+          <OpenInEditor source={{ runId: run.id }} />
+        ) : null}
         <button type="button" className="small-button" onClick={onRerun}>
           Re-run…
         </button>
@@ -334,7 +338,12 @@ function RunView({
                 <h2 id="run-outputs-title">Outputs</h2>
                 <span className="muted">click to zoom</span>
               </div>
-              <MediaStrip media={outputs} label="Outputs" size={512} />
+              <MediaStrip
+                media={outputs}
+                label="Outputs"
+                size={512}
+                remix={(index) => ({ runId: run.id, index })}
+              />
             </section>
           ) : null}
           <Inputs run={run} />
