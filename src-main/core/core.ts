@@ -515,7 +515,14 @@ function coreOf(
 function openRemixOf(context: CoreContext, storage: Storage, flows: FlowEditor): Remix {
   const { options, backend, orgId, events } = context
   const { ledger, mirror } = storage.databases
-  const sources: RecordSources = { ledger, mirror }
+  const mediaPath = (sha256: string) => entryPath(join(options.home, MEDIA_DIR), sha256)
+  // The media store's files by content, without opening its index (the editor owns that): an
+  // asset a flow saved carries its record inside its own file.
+  const sources: RecordSources = {
+    ledger,
+    mirror,
+    media: { owners: () => [], has: (sha256) => existsSync(mediaPath(sha256)), path: mediaPath },
+  }
   const scope = { profile: backend.profile, orgId }
   return openRemix({
     flows,
@@ -524,7 +531,7 @@ function openRemixOf(context: CoreContext, storage: Storage, flows: FlowEditor):
       return record && record.deletedMs === null ? { id: record.id, name: record.name } : null
     },
     localMedia: (sha256) => {
-      const path = entryPath(join(options.home, MEDIA_DIR), sha256)
+      const path = mediaPath(sha256)
       return existsSync(path) ? path : null
     },
     sources: {

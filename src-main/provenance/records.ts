@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Evaluation, Run } from '../../src-shared/api'
 import type { NodeRunRecord } from '../../src-shared/domain/flow-run'
 import {
@@ -9,6 +10,7 @@ import {
 import type { Ledger, Mirror } from '../db'
 import type { MediaStore } from '../media-store'
 import { oneNodeFlow, type OneNodePort } from '../flows/one-node'
+import { readProvenance } from './index'
 import { cleanValue, mediaOutputsOf, type FoundMedia } from './records-values'
 
 /**
@@ -36,7 +38,7 @@ export interface RecordSources {
   ledger: Pick<Ledger, 'flowRuns'>
   mirror: Pick<Mirror, 'runs' | 'evaluations' | 'assets' | 'models'>
   /** For asset ids of media inputs and for which run made an asset; optional. */
-  media?: Pick<MediaStore, 'owners'> | null
+  media?: Pick<MediaStore, 'owners' | 'has' | 'path'> | null
 }
 
 export interface OutputRef {
@@ -127,7 +129,23 @@ export function provenanceOfAsset(
     const found = mediaOutputsOf(run?.output ?? {}).findIndex((media) => media.sha256 === sha256)
     if (found >= 0) return provenanceOfRun(sources, owner.id, found)
   }
-  return null
+  return recordInside(sources, sha256)
+}
+
+/**
+ * The record an asset's own file carries, when this computer holds the file: an asset saved by
+ * a flow's "Save to assets" node has the record inside, so its bytes are no output's bytes.
+ */
+function recordInside(sources: RecordSources, sha256: string): ProvenanceRecord | null {
+  const media = sources.media
+  if (!media?.has(sha256)) return null
+  try {
+    const reading = readProvenance(new Uint8Array(readFileSync(media.path(sha256))))
+    return reading.state === 'intact' || reading.state === 'changed' ? reading.record : null
+  } catch {
+    // Evicted since the look, or not a picture at all: no record to show.
+    return null
+  }
 }
 
 /** A node's last attempt that finished with outputs. */

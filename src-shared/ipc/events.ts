@@ -13,7 +13,11 @@ export interface IpcEvents {
   /** A folder upload as it moves: at most ten a second per upload, files only when they change. */
   'uploads.progress': UploadProgressEvent
   /** The mirror's assets or folders changed outside a sync (a held delete sent or refused). */
-  'assets.changed': { reason: 'deleted' | 'delete-failed' | 'uploaded' }
+  /**
+   * `written`: an upload's new assets are in the mirror, as the service confirmed them (their
+   * folders may still be on their way); `uploaded`: the sync after the upload has ended too.
+   */
+  'assets.changed': { reason: 'deleted' | 'delete-failed' | 'uploaded' | 'written' }
   /**
    * Records the app itself just made or changed (a flow run's runs, a re-run, a submitted
    * evaluation) are in the mirror, before any sync: the lists showing them read again.

@@ -20,6 +20,7 @@ import {
 import { MediaStore } from '../../src-main/media-store'
 import { readProvenance } from '../../src-main/provenance'
 import {
+  provenanceOfAsset,
   provenanceOfMedia,
   provenanceOfOutput,
   provenanceOfRun,
@@ -379,6 +380,10 @@ describe('a picture a flow saves to the assets', () => {
       expect(reading.record.node?.id).toBe(nodeId)
       expect(reading.record.node_run?.flow_run_id).toBe(result.flowRunId)
       expectNothingToHide(reading.record)
+      // The asset's details open the same record: its own file, on this computer, carries it.
+      dbs.mirror.assets.upsertPage([asset])
+      expect(provenanceOfAsset(sources, asset.id)).toBeNull()
+      expect(provenanceOfAsset({ ...sources, media }, asset.id)).toEqual(reading.record)
     } finally {
       await media.close()
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { changedWords } from '../../src-renderer/src/flows/words'
+import { changedWords, nodeKindWords } from '../../src-renderer/src/flows/words'
 
 /**
  * The one date formatter of the flow list. The process runs in whatever time zone the machine
@@ -27,5 +27,18 @@ describe('when a flow changed', () => {
     const at = NOW - 20 * 24 * 3_600_000 + 1
     const local = new Date(at).toLocaleDateString('en-US', { day: 'numeric', month: 'short' })
     expect(changedWords(at, NOW)).toBe(`on ${local}`)
+  })
+})
+
+describe('what a node is, in words', () => {
+  it('never shows an internal code', () => {
+    expect(nodeKindWords({ type_code: 'wfengine_workflow' })).toBe('ComfyUI workflow')
+    expect(nodeKindWords({ type_code: 'model' })).toBe('Model')
+    expect(nodeKindWords({ type_code: 'sub_flow' })).toBe('Flow')
+    expect(nodeKindWords({ type_code: 'builtin', builtin_node_code: 'save_to_assets' })).toBe(
+      'save to assets',
+    )
+    // A subtitle the flow gives its node says it best.
+    expect(nodeKindWords({ type_code: 'model', subtitle: 'The hero shot' })).toBe('The hero shot')
   })
 })

@@ -26,6 +26,7 @@ const valid: OfflineWrite[] = [
   { kind: 'folder.move', folderId: FOLDER, parentId: null },
   { kind: 'folder.delete', folderId: FOLDER },
   { kind: 'asset.move', assetId: FOLDER, folderId: LOCAL },
+  { kind: 'asset.rename', assetId: FOLDER, name: 'harbour at dusk.png' },
 ]
 
 function problems(write: unknown): string {

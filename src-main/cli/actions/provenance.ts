@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { MEDIA_CAP_BYTES, MEDIA_DIR } from '../../core/steps'
 import { MIRROR_FILE, openDatabases } from '../../db'
+import { MediaStore } from '../../media-store'
 import { ProvenanceError, readProvenance } from '../../provenance'
 import { provenanceOfAsset, provenanceOfRun } from '../../provenance/records'
+import { ledgerPins } from '../../sync'
 import type { ProvenanceReading, ProvenanceRecord } from '../../../src-shared/domain/provenance'
 import { EXIT } from '../exit-codes'
 import type { CommandContext } from '../context'
@@ -109,7 +112,7 @@ function readFile(context: CommandContext, path: string): void {
  * A run's or asset's record, from this machine's databases: what would be written into its file.
  * Nothing to check it against, so it is shown as whole (`intact`).
  */
-function readById(context: CommandContext, id: string): void {
+async function readById(context: CommandContext, id: string): Promise<void> {
   const { home } = context.globals()
   const unknown = new CliError(
     `No run or asset ${id} is known on this machine; run \`atelier sync\` to bring the service's runs and assets here, then try again.`,
@@ -118,11 +121,18 @@ function readById(context: CommandContext, id: string): void {
   )
   if (!existsSync(join(home, MIRROR_FILE))) throw unknown
   const dbs = openDatabases(home)
+  // The media store knows which run made an asset the ledger has no node run for.
+  const media = new MediaStore({
+    dir: join(home, MEDIA_DIR),
+    maxBytes: MEDIA_CAP_BYTES,
+    isPinned: ledgerPins(dbs.ledger),
+  })
   let record: ProvenanceRecord | null
   try {
-    const sources = { ledger: dbs.ledger, mirror: dbs.mirror }
+    const sources = { ledger: dbs.ledger, mirror: dbs.mirror, media }
     record = provenanceOfRun(sources, id) ?? provenanceOfAsset(sources, id)
   } finally {
+    await media.close()
     dbs.close()
   }
   if (record === null) throw unknown
@@ -130,10 +140,10 @@ function readById(context: CommandContext, id: string): void {
 }
 
 /** `atelier provenance FILE|RUN_ID|ASSET_ID`. */
-export function provenance(context: CommandContext, target: string): void {
+export async function provenance(context: CommandContext, target: string): Promise<void> {
   // A file of that name wins over an id: a picture may well be named after its run.
   if (!existsSync(target) && UUID.test(target)) {
-    readById(context, target)
+    await readById(context, target)
     return
   }
   readFile(context, target)

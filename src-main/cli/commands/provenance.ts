@@ -12,6 +12,6 @@ export function registerProvenance(program: Command, context: CommandContext): v
     )
     .action(async (target: string) => {
       const { provenance } = await import('../actions/provenance')
-      provenance(context, target)
+      await provenance(context, target)
     })
 }

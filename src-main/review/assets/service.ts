@@ -90,7 +90,7 @@ export function openAssetManager(options: AssetManagerOptions): AssetManager {
     // The new assets are in the mirror as soon as the service confirmed them: the views show
     // them at once; the sync after it brings the folders an upload made.
     written: () => {
-      emit('assets.changed', { reason: 'uploaded' })
+      emit('assets.changed', { reason: 'written' })
     },
     uploaded: () => {
       void options.syncNow().then(

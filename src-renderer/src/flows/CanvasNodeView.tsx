@@ -18,6 +18,7 @@ import {
   creditsWords,
   elapsedWords,
   NODE_STATE_WORDS,
+  nodeKindWords,
   STALE_TITLE,
   STALE_WORDS,
   subFlowWords,
@@ -214,9 +215,7 @@ export const CanvasNodeView = memo(function CanvasNodeView({
           </span>
         ) : null}
       </header>
-      <div className="flow-node-kind">
-        {record.subtitle ?? record.builtin_node_code ?? record.type_code}
-      </div>
+      <div className="flow-node-kind">{nodeKindWords(record)}</div>
       <div className="flow-node-ports">
         <div className="ports-in">
           {(record.inputs ?? []).map((input) => (

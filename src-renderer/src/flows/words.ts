@@ -15,6 +15,26 @@ export function momentWords(ms: number): string {
   return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 }
 
+const NODE_KIND_WORDS: Record<string, string> = {
+  model: 'Model',
+  builtin: 'Built-in',
+  wfengine_workflow: 'ComfyUI workflow',
+  sub_flow: 'Flow',
+}
+
+/** What a node is, in words: a built-in says which ("save to assets"), the others their kind. */
+export function nodeKindWords(node: {
+  type_code: string
+  builtin_node_code?: string | null
+  subtitle?: string | null
+}): string {
+  if (node.subtitle) return node.subtitle
+  if (node.type_code === 'builtin' && node.builtin_node_code) {
+    return node.builtin_node_code.replaceAll('_', ' ')
+  }
+  return NODE_KIND_WORDS[node.type_code] ?? node.type_code.replaceAll('_', ' ')
+}
+
 export function elapsedWords(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000))
   if (seconds < 60) return `${seconds} s`

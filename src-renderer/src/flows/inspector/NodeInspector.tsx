@@ -3,7 +3,7 @@ import { MediaImage } from '../../components/MediaImage'
 import { useAppStore } from '../../store'
 import { isOutOfDate } from '../../store/editorRuns'
 import { firstImage, firstText, setNodeLabel, type CanvasNode } from '../document'
-import { creditsWords, NODE_STATE_WORDS, STALE_TITLE, STALE_WORDS } from '../words'
+import { creditsWords, NODE_STATE_WORDS, nodeKindWords, STALE_TITLE, STALE_WORDS } from '../words'
 import { typing } from './editing'
 import { GroupDeleteButtons } from './GroupDeleteButtons'
 import { InputEditor } from './InputEditor'
@@ -57,7 +57,7 @@ export function NodeInspector({
         />
       </label>
       <p className="muted inspector-kind">
-        {record.type_code}
+        {nodeKindWords(record)}
         {estimate !== undefined ? ` · estimated ${creditsWords(estimate)}` : ''}
       </p>
       <div className="inspector-actions">
