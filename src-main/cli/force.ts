@@ -1,4 +1,5 @@
 import type { FlowDocument } from '../executor'
+import { nodeByRef } from '../flows/node-ref'
 import { CliError } from './errors'
 import { EXIT } from './exit-codes'
 
@@ -12,19 +13,16 @@ export function forcedNodeIds(
   refs: readonly string[],
 ): string[] {
   return refs.map((ref) => {
-    const byId = flow.nodes.find((node) => node.id === ref || node.slug === ref)
-    if (byId) return byId.id
-    const labelled = flow.nodes.filter((node) => node.label === ref)
-    const [only] = labelled
-    if (only && labelled.length === 1) return only.id
-    if (labelled.length > 1) {
+    const match = nodeByRef(flow, ref)
+    if (match.kind === 'found') return match.node.id
+    if (match.kind === 'ambiguous') {
       throw new CliError(
-        `--force ${JSON.stringify(ref)} names ${labelled.length} nodes of this flow (${labelled.map((node) => node.id).join(', ')}); give the id of the one to run again.`,
+        `--force ${JSON.stringify(ref)} names ${match.nodes.length} nodes of this flow (${match.nodes.map((node) => node.id).join(', ')}); give the id of the one to run again.`,
         EXIT.usage,
         'NODE_AMBIGUOUS',
       )
     }
-    const known = flow.nodes.map((node) => JSON.stringify(node.label)).join(', ')
+    const known = match.labels.map((label) => JSON.stringify(label)).join(', ')
     throw new CliError(
       `--force ${JSON.stringify(ref)} is no node of this flow; give a node's label, id or slug (its nodes: ${known}).`,
       EXIT.usage,
