@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandboxApp, type App } from '../helpers/app-page'
 import { chromiumAvailability } from '../helpers/chromium'
 import type { TestSandbox } from '../helpers/sandbox'
+import { inside, overlap, type Box } from '../helpers/boxes'
 
 /**
  * The canvas tells the truth, in Chromium against the sandbox: a result made with other settings
@@ -22,22 +23,6 @@ const IMAGE = 'Atelier Text to Image'
 /** How long the sandbox holds the image's dispatch once, so the toolbar is seen mid-run. */
 const HELD_MS = 3000
 const WAIT = { timeout: 15_000, interval: 50 }
-
-interface Box {
-  x: number
-  y: number
-  width: number
-  height: number
-}
-
-const overlap = (a: Box, b: Box) =>
-  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
-
-const inside = (inner: Box, outer: Box) =>
-  inner.x >= outer.x - 1 &&
-  inner.y >= outer.y - 1 &&
-  inner.x + inner.width <= outer.x + outer.width + 1 &&
-  inner.y + inner.height <= outer.y + outer.height + 1
 
 describe.runIf(available)('the canvas in Chromium', () => {
   let app: App<TestSandbox>

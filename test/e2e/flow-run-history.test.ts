@@ -12,6 +12,7 @@ import { chromiumAvailability, launchChromium } from '../helpers/chromium'
 import { bridgeToMainProcess } from '../helpers/page-bridge'
 import { serveBuiltRenderer, type ServedRenderer } from '../helpers/renderer-build'
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox'
+import { overlap, type Box } from '../helpers/boxes'
 
 /**
  * After a run, the nodes its previews grew push aside the nodes they would cover (one undo step,
@@ -25,16 +26,6 @@ const { available } = chromiumAvailability()
 const artifacts = join(import.meta.dirname, '..', '..', 'test-results', 'screenshots')
 const FLOW = 'Room for previews'
 const WAIT = { timeout: 15_000, interval: 50 }
-
-interface Box {
-  x: number
-  y: number
-  width: number
-  height: number
-}
-
-const overlap = (a: Box, b: Box) =>
-  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
 
 describe.runIf(available)('room for previews, and the flow’s run history', () => {
   let browser: Browser

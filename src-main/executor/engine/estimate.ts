@@ -9,7 +9,7 @@ import {
   type FlowPlan,
 } from '../validate'
 import { FlowRunError } from './errors'
-import { runnerFor, type FlowRunners } from './scheduler'
+import { flowInputValue, runnerFor, type FlowRunners } from './scheduler'
 import { drawSeeds } from './seeds'
 
 /**
@@ -163,9 +163,7 @@ function resolveInputs(
         unknown.add(name)
         continue
       }
-      value =
-        scope.inputs[binding.name] ??
-        scope.flow.inputs.find((input) => input.name === binding.name)?.default_value
+      value = flowInputValue(scope, binding.name)
     } else if (binding.from === 'value' || binding.from === 'default') {
       value = binding.value
     } else {

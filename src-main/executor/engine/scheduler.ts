@@ -345,9 +345,7 @@ export class Scheduler {
         if (!source || !Object.hasOwn(source.outputs, binding.outputName)) return null
         value = source.outputs[binding.outputName]
       } else if (binding.from === 'flow_input') {
-        value =
-          scope.inputs[binding.name] ??
-          scope.flow.inputs.find((input) => input.name === binding.name)?.default_value
+        value = flowInputValue(scope, binding.name)
       } else if (binding.from === 'value' || binding.from === 'default') {
         value = binding.value
       } else {
@@ -754,3 +752,14 @@ export class Scheduler {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/**
+ * A flow input's value in a run: the one the run was given, else the input's default. The
+ * scheduler and the estimate both resolve flow inputs this way, so they predict the same keys.
+ */
+export function flowInputValue(
+  scope: { inputs: Readonly<Record<string, PortValue>>; flow: FlowDocument },
+  name: string,
+): PortValue {
+  return scope.inputs[name] ?? scope.flow.inputs.find((input) => input.name === name)?.default_value
+}
